@@ -186,11 +186,6 @@ static int ctl_main(enum mtj_ctl_cmd cmd, int argc, char **argv)
 
 	struct mtj_ctl_reply r;
 	if (mtj_ctl_wait(dir, offset, cmd, id, timeout_ms, &r)) {
-		if (r.matched && cmd == MTJ_CTL_SNAPSHOT && r.has_snapshot && r.snapshot) {
-			mtj_tool_err(name, "snapshot requested, but %s did not name the file within %.1f s",
-				     hits, timeout_ms / 1000.0);
-			return MTJ_EXIT_FAIL;
-		}
 		mtj_tool_err(name, "no answer to request %s within %.1f s (see %s)", id, timeout_ms / 1000.0, hits);
 		return MTJ_EXIT_FAIL;
 	}
@@ -206,8 +201,10 @@ static int ctl_main(enum mtj_ctl_cmd cmd, int argc, char **argv)
 		mtj_tool_err(name, "refused: %s", r.why[0] ? r.why : "no reason given");
 		return MTJ_EXIT_FAIL;
 	}
-	if (r.file[0])
+	if (r.file[0] == '/')
 		printf("%s\n", r.file);
+	else if (r.file[0])
+		printf("%s/%s\n", dir, r.file);
 	else
 		fprintf(stderr, "mtinject snapshot: snapshot taken; the perf session that wrote it did not say where\n");
 	return MTJ_EXIT_OK;

@@ -170,7 +170,8 @@ bool mtj_ctl_reply_done(enum mtj_ctl_cmd cmd, const struct mtj_ctl_reply *r)
 		return true;  /* refused, whatever the command */
 	if (cmd == MTJ_CTL_STOP)
 		return r->has_stopped;
-	return r->has_snapshot && (!r->snapshot || r->has_file);
+	/* The preload writes one line per request, after the snapshot is on disk. */
+	return r->has_snapshot;
 }
 
 static bool all_digits(const char *s)

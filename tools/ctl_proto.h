@@ -5,9 +5,10 @@
  * The preload reads lines from the FIFO OUTDIR/control and registers itself as the symlink
  * /tmp/mtinject-<uid>/<pid> -> OUTDIR.  A request is one line written with one write():
  *     snapshot <id> <reason...>\n        stop <id>\n
- * and is answered by a line appended to OUTDIR/hits.jsonl that carries "request":"<id>":
- * "snapshot":true|false, "snapshot_file":"..." once written, "why" when refused, or
- * "stopped":true for stop.
+ * and is answered by one line appended to OUTDIR/hits.jsonl, once the snapshot is on disk,
+ * that carries "request":"<id>": "snapshot":true|false, "snapshot_file":"NAME" (relative to
+ * OUTDIR; absent when the session cannot know it), "why" when refused, or "stopped":true
+ * for stop.
  */
 #ifndef MTJ_TOOLS_CTL_PROTO_H
 #define MTJ_TOOLS_CTL_PROTO_H

@@ -84,13 +84,18 @@ static void test_match_and_done(void **state)
 	assert_false(r.matched);
 	assert_false(mtj_ctl_reply_done(MTJ_CTL_SNAPSHOT, &r));
 
-	/* Accepted first, file named in a later line. */
-	assert_true(mtj_ctl_match_line("{\"request\":\"9-1\",\"snapshot\":true}", "9-1", &r));
-	assert_false(mtj_ctl_reply_done(MTJ_CTL_SNAPSHOT, &r));
-	assert_true(mtj_ctl_match_line("{\"request\":\"9-1\",\"snapshot\":true,\"snapshot_file\":\"/o/perf.data.1\"}",
-				       "9-1", &r));
+	/* The preload's line, written once the snapshot is on disk. */
+	assert_true(mtj_ctl_match_line("{\"kind\":\"request\",\"pid\":12,\"reason\":\"manual\",\"request\":\"9-1\","
+				       "\"snapshot\":true,\"snapshot_file\":\"perf.data.2024120112000012\"}", "9-1", &r));
 	assert_true(mtj_ctl_reply_done(MTJ_CTL_SNAPSHOT, &r));
-	assert_string_equal(r.file, "/o/perf.data.1");
+	assert_true(r.has_file);
+	assert_string_equal(r.file, "perf.data.2024120112000012");
+
+	/* A session that cannot know the file name: taken, no file. */
+	memset(&r, 0, sizeof r);
+	assert_true(mtj_ctl_match_line("{\"request\":\"9-4\",\"snapshot\":true}", "9-4", &r));
+	assert_true(mtj_ctl_reply_done(MTJ_CTL_SNAPSHOT, &r));
+	assert_false(r.has_file);
 
 	memset(&r, 0, sizeof r);
 	assert_true(mtj_ctl_match_line("{\"request\":\"9-2\",\"snapshot\":false,\"why\":\"no perf session\"}", "9-2", &r));
