@@ -144,6 +144,11 @@ $(BUILD)/tests/programs/%: tests/programs/%.cc
 	@mkdir -p $(dir $@)
 	$(CXX) $(PROG_FLAGS) -Wall -Werror -o $@ $< -lpthread -ldl
 
+# trig_early links a library whose constructor starts a thread before ours runs.
+$(BUILD)/tests/programs/trig_early: tests/programs/trig_early.c $(BUILD)/tests/programs/libtrig_early.so
+	$(CC) $(PROG_FLAGS) -Wall -Werror -o $@ $< -L$(BUILD)/tests/programs -ltrig_early \
+	    -Wl,-rpath,'$$ORIGIN' -lpthread
+
 programs: $(PROG_BINS)
 build: all $(UNIT_BINS) $(TTOOL_BINS) programs
 

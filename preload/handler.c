@@ -206,16 +206,11 @@ static void on_sigtrap(int sig, siginfo_t *si, void *uc)
 	errno = saved;
 }
 
+/* "SEGV" for SIGSEGV; sigabbrev_np() only indexes a table, so it is async-signal-safe. */
 static const char *signame(int sig)
 {
-	switch (sig) {
-	case SIGSEGV: return "SIGSEGV";
-	case SIGBUS: return "SIGBUS";
-	case SIGFPE: return "SIGFPE";
-	case SIGILL: return "SIGILL";
-	case SIGABRT: return "SIGABRT";
-	default: return sigabbrev_np(sig) ? sigabbrev_np(sig) : "signal";
-	}
+	const char *s = sigabbrev_np(sig);
+	return s ? s : "?";
 }
 
 static bool is_fatal_kind(int sig)
@@ -230,7 +225,7 @@ static void on_watched(int sig, siginfo_t *si, void *uc)
 	if (atomic_load(&mtj_rt.phase) == MTJ_PHASE_ACTIVE) {
 		char reason[64] = "";
 		size_t off = 0;
-		const char *kind = is_fatal_kind(sig) ? (sig == SIGABRT ? "abort: " : "crash: ") : "signal: ";
+		const char *kind = is_fatal_kind(sig) ? (sig == SIGABRT ? "abort: SIG" : "crash: SIG") : "signal: SIG";
 		for (const char *p = kind; *p && off < sizeof(reason) - 1; p++)
 			reason[off++] = *p;
 		for (const char *p = signame(sig); *p && off < sizeof(reason) - 1; p++)

@@ -33,7 +33,8 @@
 #define MTJ_FATAL_WAIT_MS 5000
 
 enum mtj_trigger_state {
-	MTJ_TRIG_PENDING = 0,   /* object not loaded yet: armed on dlopen */
+	MTJ_TRIG_RESOLVED = 0,  /* address known, not armed yet */
+	MTJ_TRIG_PENDING,       /* object not loaded yet: armed on dlopen */
 	MTJ_TRIG_ARMED,
 	MTJ_TRIG_DONE,          /* count reached: disabled */
 	MTJ_TRIG_UNLOADED,      /* its object was dlclose'd */

@@ -1,0 +1,13 @@
+# mtinject_snapshot() from the program; the same binary runs as a no-op without the preload.
+. "$MTJ_SRC/tests/integration/lib.sh"
+need_perf
+run_plain "$PROGS/trig_modes" api
+assert_grep 'mtinject_snapshot returned -1' plain.err
+MTINJECT_ON=exit MTINJECT_OUTPUT="$PWD/out" run_traced "$PROGS/trig_modes" api
+cat traced.err
+assert_same_behaviour
+assert_grep 'mtinject_snapshot returned 0' traced.err
+assert_grep '"kind":"api"' out/hits.jsonl
+assert_grep '"reason":"checksum mismatch"' out/hits.jsonl
+assert_eq "$(grep '"kind":"api"' out/hits.jsonl | grep -c '"snapshot":true')" 1 "API snapshot taken"
+assert_grep '"frames":\["main+0x[0-9a-f]* (trig_modes)"' out/hits.jsonl
