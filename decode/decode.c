@@ -1,0 +1,598 @@
+/*
+ * decode/decode.c — the `mtinject decode` driver (see decode/decode.h).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "decode/decode.h"
+#include "decode/dlstream.h"
+#include "decode/hits.h"
+#include "decode/sampling.h"
+
+#define PIPE_SIZE      (1 << 20)
+#define OUT_BUF_SIZE   (1 << 20)
+#define PROGRESS_AFTER 1.0     /* seconds before a progress line appears */
+#define PERF_ERR_LINES 3
+
+struct snap {
+	char *path;
+	size_t input;              /* index in opts->inputs */
+	bool in_dir;
+	unsigned index;            /* 1-based position among its input's snapshots */
+};
+
+static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void set_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err || !errlen)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* ---- inputs ------------------------------------------------------------------------------ */
+
+/* perf --switch-output names its dumps perf.data.<YYYYmmddHHMMSSmmm>: digits only, fixed
+ * width, so name order is time order.  Our own outputs (perf.data.X.json) do not match. */
+static bool is_snapshot_name(const char *name)
+{
+	const char *p = name + strlen("perf.data.");
+
+	if (strncmp(name, "perf.data.", strlen("perf.data.")) || !*p)
+		return false;
+	for (; *p; p++)
+		if (*p < '0' || *p > '9')
+			return false;
+	return true;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p;
+
+	return asprintf(&p, "%s/%s", dir, name) < 0 ? NULL : p;
+}
+
+int mtj_decode_list_snapshots(const char *input, char ***out, char *err, size_t errlen)
+{
+	struct stat st;
+	char **v = NULL;
+	size_t n = 0, cap = 0;
+	struct dirent *de;
+	DIR *d;
+
+	if (stat(input, &st) < 0) {
+		set_err(err, errlen, "%s: %s", input, strerror(errno));
+		return MTJ_DECODE_ENOINPUT;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		if (access(input, R_OK) < 0) {
+			set_err(err, errlen, "%s: %s", input, strerror(errno));
+			return MTJ_DECODE_ENOINPUT;
+		}
+		if (!(v = malloc(sizeof(*v))) || !(v[0] = strdup(input))) {
+			free(v);
+			set_err(err, errlen, "out of memory");
+			return MTJ_DECODE_EFAIL;
+		}
+		*out = v;
+		return 1;
+	}
+	if (!(d = opendir(input))) {
+		set_err(err, errlen, "%s: %s", input, strerror(errno));
+		return MTJ_DECODE_ENOINPUT;
+	}
+	while ((de = readdir(d))) {
+		if (!is_snapshot_name(de->d_name))
+			continue;
+		if (n == cap) {
+			char **nv = realloc(v, (cap = cap ? cap * 2 : 8) * sizeof(*v));
+
+			if (!nv)
+				goto nomem;
+			v = nv;
+		}
+		if (!(v[n] = join(input, de->d_name)))
+			goto nomem;
+		n++;
+	}
+	closedir(d);
+	if (n == 0) {
+		/* A plain `perf record` output directory. */
+		char *p = join(input, "perf.data");
+
+		if (p && access(p, R_OK) == 0 && (v = malloc(sizeof(*v)))) {
+			v[0] = p;
+			*out = v;
+			return 1;
+		}
+		free(p);
+		set_err(err, errlen, "%s: no snapshots in this directory (expected perf.data.<timestamp> files)",
+			input);
+		return MTJ_DECODE_ENOINPUT;
+	}
+	qsort(v, n, sizeof(*v), cmp_str);
+	*out = v;
+	return (int)n;
+nomem:
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+	set_err(err, errlen, "out of memory");
+	return MTJ_DECODE_EFAIL;
+}
+
+static void free_snaps(struct snap *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(s[i].path);
+	free(s);
+}
+
+/* Every snapshot of every input, in order. */
+static int collect(const struct mtj_decode_opts *o, struct snap **out, size_t *nout, char *err,
+		   size_t errlen)
+{
+	struct snap *all = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; i < o->ninputs; i++) {
+		char **v;
+		struct stat st;
+		int k = mtj_decode_list_snapshots(o->inputs[i], &v, err, errlen);
+		struct snap *na;
+
+		if (k < 0) {
+			free_snaps(all, n);
+			return k;
+		}
+		na = realloc(all, (n + (size_t)k) * sizeof(*all));
+		if (!na) {
+			for (int j = 0; j < k; j++)
+				free(v[j]);
+			free(v);
+			free_snaps(all, n);
+			set_err(err, errlen, "out of memory");
+			return MTJ_DECODE_EFAIL;
+		}
+		all = na;
+		for (int j = 0; j < k; j++)
+			all[n++] = (struct snap){ .path = v[j], .input = i, .index = (unsigned)j + 1,
+						  .in_dir = stat(o->inputs[i], &st) == 0 && S_ISDIR(st.st_mode) };
+		free(v);
+	}
+	*out = all;
+	*nout = n;
+	return 0;
+}
+
+/* ---- outputs ----------------------------------------------------------------------------- */
+
+static int output_format(const struct mtj_decode_opts *o, enum mtj_format *fmt, char *err, size_t errlen)
+{
+	if (o->format_set) {
+		*fmt = o->format;
+		return 0;
+	}
+	if (!o->output) {
+		*fmt = MTJ_FORMAT_JSON;
+		return 0;
+	}
+	if (mtj_format_from_path(o->output, fmt) < 0) {
+		set_err(err, errlen, "cannot tell the format from '%s' (known: .json, .fxt, .folded); "
+			"use --format json|fxt|folded", o->output);
+		return MTJ_DECODE_EUSAGE;
+	}
+	return 0;
+}
+
+/* OUT with "-N" before its extension: trace.json -> trace-2.json. */
+static int numbered(char *dst, size_t len, const char *path, unsigned n)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	int w;
+
+	if (!dot || (slash && dot < slash) || dot == (slash ? slash + 1 : path))
+		w = snprintf(dst, len, "%s-%u", path, n);
+	else
+		w = snprintf(dst, len, "%.*s-%u%s", (int)(dot - path), path, n, dot);
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+static int output_path(const struct mtj_decode_opts *o, const struct snap *s, size_t flat,
+		       size_t nselected, unsigned in_input, enum mtj_format fmt, char *dst, size_t len)
+{
+	const char *ext = mtj_writer_ops_for(fmt)->ext;
+	int w;
+
+	if (o->output)
+		return nselected == 1 ? (snprintf(dst, len, "%s", o->output) >= (int)len ? -ENAMETOOLONG : 0)
+				      : numbered(dst, len, o->output, (unsigned)flat);
+	if (s->in_dir) {
+		if (in_input == 1)
+			w = snprintf(dst, len, "%s/trace%s", o->inputs[s->input], ext);
+		else
+			w = snprintf(dst, len, "%s/trace-%u%s", o->inputs[s->input], s->index, ext);
+	} else {
+		w = snprintf(dst, len, "%s%s", s->path, ext);
+	}
+	return w < 0 || (size_t)w >= len ? -ENAMETOOLONG : 0;
+}
+
+/* ---- progress ---------------------------------------------------------------------------- */
+
+struct run {
+	const struct mtj_decode_opts *o;
+	const char *file;
+	struct mtj_sampling *sampling;
+	struct mtj_dls_reader *reader;
+	int ret;                   /* first error of the sampling/writer side */
+	double start, last_draw;
+	bool drawn;
+};
+
+static void progress(struct run *r, bool done)
+{
+	double t = now_s();
+
+	if (!r->o->progress)
+		return;
+	if (done) {
+		if (r->drawn)
+			fputs("\r\033[K", stderr);
+		return;
+	}
+	if (t - r->start < PROGRESS_AFTER || t - r->last_draw < 0.1)
+		return;
+	r->last_draw = t;
+	r->drawn = true;
+	fprintf(stderr, "\r\033[Kdecoding %s: %llu samples, %.1f MB of stream, %.1f s", r->file,
+		(unsigned long long)mtj_dls_samples(r->reader), mtj_dls_bytes(r->reader) / 1e6,
+		t - r->start);
+}
+
+static int on_sample(void *arg, const struct mtj_sample *smp, uint64_t period_ns)
+{
+	struct run *r = arg;
+	int ret = mtj_sampling_add(r->sampling, smp, period_ns);
+
+	if (ret < 0)
+		return r->ret = ret;
+	if ((mtj_dls_samples(r->reader) & 4095) == 0)
+		progress(r, false);
+	return 0;
+}
+
+/* ---- perf -------------------------------------------------------------------------------- */
+
+struct perf_child {
+	pid_t pid;
+	int rfd;
+	FILE *err;                 /* perf's stderr */
+};
+
+static int spawn_perf(const struct mtj_decode_opts *o, const char *file, struct perf_child *c,
+		      char *err, size_t errlen)
+{
+	const char *perf = o->perf ? o->perf : "perf";
+	char fdarg[16];
+	int p[2], devnull;
+
+	if (!(c->err = tmpfile())) {
+		set_err(err, errlen, "temporary file for perf's messages: %s", strerror(errno));
+		return MTJ_DECODE_EFAIL;
+	}
+	if (pipe2(p, O_CLOEXEC) < 0) {
+		set_err(err, errlen, "pipe: %s", strerror(errno));
+		return MTJ_DECODE_EFAIL;
+	}
+	/* A bigger pipe lets perf run ahead while we write the trace. */
+	(void)fcntl(p[0], F_SETPIPE_SZ, PIPE_SIZE);
+	snprintf(fdarg, sizeof(fdarg), "%d", p[1]);
+	fflush(NULL);
+	c->pid = fork();
+	if (c->pid == 0) {
+		char *argv[] = { (char *)perf, "script", "-i", (char *)file, "--dlfilter",
+				 (char *)o->dlfilter, "--dlarg", fdarg, NULL };
+
+		devnull = open("/dev/null", O_RDWR);
+		if (devnull >= 0) {
+			dup2(devnull, STDIN_FILENO);
+			dup2(devnull, STDOUT_FILENO);
+		}
+		dup2(fileno(c->err), STDERR_FILENO);
+		fcntl(p[1], F_SETFD, 0);
+		/* A preloaded environment must not make perf trace itself. */
+		unsetenv("LD_PRELOAD");
+		execvp(perf, argv);
+		fprintf(stderr, "cannot run %s: %s\n", perf, strerror(errno));
+		_exit(127);
+	}
+	close(p[1]);
+	if (c->pid < 0) {
+		close(p[0]);
+		set_err(err, errlen, "fork: %s", strerror(errno));
+		return MTJ_DECODE_EFAIL;
+	}
+	c->rfd = p[0];
+	return 0;
+}
+
+/* perf's stderr in one line: its first few non-empty lines. */
+static void perf_messages(FILE *f, char *dst, size_t len)
+{
+	char line[512];
+	size_t used = 0;
+	int lines = 0;
+
+	dst[0] = 0;
+	rewind(f);
+	while (lines < PERF_ERR_LINES && fgets(line, sizeof(line), f)) {
+		size_t l = strcspn(line, "\r\n");
+
+		line[l] = 0;
+		if (!l || strspn(line, " \t") == l)
+			continue;
+		used += (size_t)snprintf(dst + used, len - used, "%s%s", lines ? " / " : "", line);
+		if (used >= len)
+			break;
+		lines++;
+	}
+}
+
+static int wait_perf(struct perf_child *c)
+{
+	int status;
+
+	while (waitpid(c->pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/* ---- one snapshot ------------------------------------------------------------------------ */
+
+static int emit_hit(void *ctx, struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts_ns)
+{
+	(void)tid;
+	(void)ts_ns;
+	return mtj_hit_emit(w, ctx, pid);
+}
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+
+	return slash ? slash + 1 : path;
+}
+
+static int queue_hits(struct mtj_sampling *s, const struct mtj_hits *hits, const char *file)
+{
+	for (size_t i = 0; hits && i < hits->n; i++) {
+		struct mtj_hit *h = &hits->v[i];
+		int ret;
+
+		/* A hit belongs to the snapshot it triggered; one without a file to every
+		 * snapshot whose samples cover its time. */
+		if (h->snapshot_file && strcmp(base_name(h->snapshot_file), base_name(file)))
+			continue;
+		ret = mtj_sampling_instant(s, h->pid, h->tid, h->time_ns, emit_hit, h, !h->snapshot_file);
+		if (ret < 0)
+			return ret;
+	}
+	return 0;
+}
+
+static int decode_one(const struct mtj_decode_opts *o, const char *file, const struct mtj_hits *hits,
+		      struct mtj_decode_output *res, char *err, size_t errlen)
+{
+	struct mtj_sampling_opts so = { .interned = true };
+	struct mtj_dls_ops ops = { .sample = on_sample };
+	struct run r = { .o = o, .file = file, .start = now_s() };
+	struct perf_child c = { .pid = -1, .rfd = -1 };
+	struct mtj_sampling_stats st;
+	struct mtj_writer w;
+	char msgs[600];
+	int ret, rret, status;
+	FILE *out = fopen(res->path, "w");
+	struct stat sb;
+
+	if (!out) {
+		set_err(err, errlen, "%s: %s", res->path, strerror(errno));
+		return MTJ_DECODE_EFAIL;
+	}
+	setvbuf(out, NULL, _IOFBF, OUT_BUF_SIZE);
+	if ((ret = mtj_writer_open(&w, res->format, out)) < 0) {
+		fclose(out);
+		unlink(res->path);
+		set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
+		return MTJ_DECODE_EFAIL;
+	}
+	ret = mtj_dls_reader_new(&r.reader);
+	if (ret == 0)
+		ret = mtj_sampling_new(&w, &so, &r.sampling);
+	if (ret == 0)
+		ret = queue_hits(r.sampling, hits, file);
+	if (ret < 0) {
+		set_err(err, errlen, "%s: %s", file, strerror(-ret));
+		ret = MTJ_DECODE_EFAIL;
+		goto out;
+	}
+	if ((ret = spawn_perf(o, file, &c, err, errlen)) < 0)
+		goto out;
+
+	rret = mtj_dls_read(r.reader, mtj_dls_fd_source, &c.rfd, &ops, &r);
+	if (rret < 0)
+		kill(c.pid, SIGTERM);   /* it may be blocked writing to a pipe nobody reads */
+	close(c.rfd);
+	status = wait_perf(&c);
+	progress(&r, true);
+	perf_messages(c.err, msgs, sizeof(msgs));
+
+	ret = MTJ_DECODE_EFAIL;
+	if (r.ret < 0)
+		set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-r.ret));
+	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		set_err(err, errlen, "%s: %s", file, msgs[0] ? msgs : "cannot run perf");
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		set_err(err, errlen, "%s: perf script failed (%s %d)%s%s", file,
+			WIFEXITED(status) ? "exit status" : "signal",
+			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msgs[0] ? ": " : "", msgs);
+	else if (rret == -EPROTO)
+		set_err(err, errlen, "%s: %s", file, mtj_dls_error(r.reader));
+	else if (rret < 0)
+		set_err(err, errlen, "%s: reading perf's output: %s", file, strerror(-rret));
+	else if ((ret = mtj_sampling_finish(r.sampling)) < 0)
+		set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-ret));
+	else
+		ret = 0;
+	if (ret == 0 && msgs[0] && o->warn) {
+		char wmsg[700];
+
+		snprintf(wmsg, sizeof(wmsg), "%s: perf: %s", file, msgs);
+		o->warn(o->warn_arg, wmsg);
+	}
+	if (ret == 0) {
+		mtj_sampling_get_stats(r.sampling, &st);
+		res->samples = st.samples;
+		res->threads = st.threads;
+		res->hits = st.instants;
+	}
+out:
+	res->events = w.events;
+	if (mtj_writer_close(&w) < 0 && ret == 0) {
+		set_err(err, errlen, "%s: finishing the trace failed", res->path);
+		ret = MTJ_DECODE_EFAIL;
+	}
+	if (fclose(out) != 0 && ret == 0) {
+		set_err(err, errlen, "%s: %s", res->path, strerror(errno));
+		ret = MTJ_DECODE_EFAIL;
+	}
+	if (ret < 0)
+		unlink(res->path);   /* no half trace that looks complete */
+	else if (stat(res->path, &sb) == 0)
+		res->bytes = (uint64_t)sb.st_size;
+	res->seconds = now_s() - r.start;
+	if (c.err)
+		fclose(c.err);
+	mtj_sampling_free(r.sampling);
+	mtj_dls_reader_free(r.reader);
+	return ret;
+}
+
+/* ---- driver ------------------------------------------------------------------------------ */
+
+static char *hits_path_of(const struct mtj_decode_opts *o, const struct snap *s)
+{
+	char *p;
+
+	if (!s->in_dir)
+		return NULL;
+	p = join(o->inputs[s->input], "hits.jsonl");
+	if (p && access(p, F_OK) < 0) {
+		free(p);
+		return NULL;
+	}
+	return p;
+}
+
+int mtj_decode_run(const struct mtj_decode_opts *o,
+		   void (*on_output)(void *arg, const struct mtj_decode_output *out), void *arg,
+		   char *err, size_t errlen)
+{
+	struct snap *snaps = NULL;
+	size_t n = 0, first = 0, last;
+	enum mtj_format fmt;
+	int ret;
+	struct mtj_hits hits = { 0 };
+	size_t hits_input = (size_t)-1;
+
+	if (!o->ninputs) {
+		set_err(err, errlen, "no input given");
+		return MTJ_DECODE_EUSAGE;
+	}
+	if (!o->dlfilter) {
+		set_err(err, errlen, "cannot find mtinject-dlfilter.so (it belongs next to the mtinject "
+			"executable or in its package library directory)");
+		return MTJ_DECODE_EFAIL;
+	}
+	if ((ret = output_format(o, &fmt, err, errlen)) < 0)
+		return ret;
+	if ((ret = collect(o, &snaps, &n, err, errlen)) < 0)
+		return ret;
+	last = n;
+	if (o->snapshot) {
+		if (o->snapshot > n) {
+			set_err(err, errlen, "--snapshot %lu: there %s only %zu snapshot%s", o->snapshot,
+				n == 1 ? "is" : "are", n, n == 1 ? "" : "s");
+			free_snaps(snaps, n);
+			return MTJ_DECODE_EUSAGE;
+		}
+		first = o->snapshot - 1;
+		last = o->snapshot;
+	}
+	for (size_t i = first; i < last && ret == 0; i++) {
+		struct mtj_decode_output res = { .format = fmt };
+		unsigned in_input = 0;
+		char *hp;
+
+		for (size_t j = first; j < last; j++)
+			in_input += snaps[j].input == snaps[i].input;
+		if (output_path(o, &snaps[i], i + 1, last - first, in_input, fmt, res.path,
+				sizeof(res.path)) < 0) {
+			set_err(err, errlen, "output path too long");
+			ret = MTJ_DECODE_EUSAGE;
+			break;
+		}
+		snprintf(res.input, sizeof(res.input), "%s", snaps[i].path);
+		if (snaps[i].input != hits_input) {
+			mtj_hits_free(&hits);
+			memset(&hits, 0, sizeof(hits));
+			hits_input = snaps[i].input;
+			if ((hp = hits_path_of(o, &snaps[i]))) {
+				long k = mtj_hits_load(hp, &hits, o->warn, o->warn_arg);
+
+				if (k < 0) {
+					set_err(err, errlen, "%s: %s", hp, strerror((int)-k));
+					ret = MTJ_DECODE_EFAIL;
+				}
+				free(hp);
+				if (ret < 0)
+					break;
+			}
+		}
+		ret = decode_one(o, snaps[i].path, &hits, &res, err, errlen);
+		if (ret == 0 && on_output)
+			on_output(arg, &res);
+	}
+	mtj_hits_free(&hits);
+	free_snaps(snaps, n);
+	return ret;
+}
