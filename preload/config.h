@@ -73,7 +73,7 @@ struct mtj_config {
 	enum mtj_callgraph callgraph;
 	char timer_resolution[32];          /* "" = normal */
 	int start_timeout_ms;               /* default 5000; 0 = do not wait */
-	unsigned keep;                      /* newest snapshots kept; 0 = all */
+	unsigned keep;                      /* newest snapshots kept; default 10; 0 = all */
 	enum mtj_follow_fork follow_fork;
 	bool follow_exec;
 	bool strict;
@@ -88,30 +88,69 @@ struct mtj_env_var {
 	const char *name;         /* "MTINJECT_BACKEND" */
 	const char *default_text; /* "auto" */
 	const char *help;         /* one line */
+	/* Stores the (trimmed, non-empty) value in cfg.  On error returns -EINVAL and writes
+	 * the reason without the variable's name ("'ptt' is not a backend (valid: ...)"). */
+	int (*parse)(struct mtj_config *cfg, const char *value, char *err, size_t errlen);
 };
 extern const struct mtj_env_var mtj_env_vars[];
 extern const size_t mtj_env_vars_count;
 
 typedef const char *(*mtj_getenv_fn)(const char *name);
 
+/* Every field at its default (what an empty environment gives). */
+void mtj_config_defaults(struct mtj_config *cfg);
+
 /*
  * Parse the whole environment through `get` (getenv in production, a table in tests).
+ * Every variable is asked for exactly once; an empty value is the same as an unset one.
  * On error returns -EINVAL and writes one line to err, e.g.
  *   "MTINJECT_BACKEND: 'ptt' is not a backend (valid: auto, pt, sampling)".
- * A missing/empty MTINJECT_TRIGGER with no MTINJECT_ON is reported as -ENOENT (nothing to do).
+ * Even then every other variable is parsed, so cfg->strict, log_level and log_file are
+ * right for reporting the error; the bad variable keeps its default.
+ * More triggers than MTJ_HW_BREAKPOINTS is -EINVAL too.
+ * A missing/empty MTINJECT_TRIGGER with no MTINJECT_ON is reported as -ENOENT (nothing to do);
+ * cfg is then complete and valid, so a caller may still serve mtinject_snapshot().
  */
 int mtj_config_parse(struct mtj_config *cfg, mtj_getenv_fn get, char *err, size_t errlen);
 
+/*
+ * getenv cannot list the environment, so typos are caught here: the first MTINJECT_* entry
+ * of `envp` (an environ-style NULL-terminated "NAME=value" list) that is not in mtj_env_vars
+ * gives -EINVAL and "MTINJECT_TRIGER is not a known variable (did you mean MTINJECT_TRIGGER?)".
+ */
+int mtj_config_check_unknown(char *const *envp, char *err, size_t errlen);
+
 /* Parse a trigger list ("a;b@libc.so.6,count=all;0x401000,skip=3").  Used by the parser
- * above and by `mtinject run -t`.  Errors name the trigger, the token and the valid forms. */
+ * above and by `mtinject run -t`.  Errors name the trigger, the token and the valid forms,
+ * e.g. "trigger 2 'bar,cnt=3': unknown option 'cnt' (valid: count, skip, every, min-gap)".
+ * *n is 0 after an error.  More than `max` triggers is an error. */
 int mtj_triggers_parse(const char *text, struct mtj_trigger_spec *out, size_t max, size_t *n,
 		       char *err, size_t errlen);
 
-/* "50ms" -> 50000000; units ns, us, ms, s, m (minutes).  -EINVAL on junk or overflow. */
+/* "50ms" -> 50000000; units ns, us, ms, s, m (minutes); a unit is required except for "0".
+ * -EINVAL on junk or a missing unit, -ERANGE on overflow. */
 int mtj_parse_duration_ns(const char *s, uint64_t *out);
-/* "4M" -> 4194304; units none, K, M, G (powers of 1024, optional "iB"/"B"). */
+/* "4M" -> 4194304; units none, K, M, G (powers of 1024, optional "iB"/"B"; k/m/g too).
+ * -EINVAL on junk, -ERANGE on overflow. */
 int mtj_parse_size(const char *s, uint64_t *out);
-/* "SIGUSR1", "USR1", "10" -> 10. */
+/* "SIGUSR1", "USR1", "usr1", "10", "SIGRTMIN+2" -> signal number.  -EINVAL if none. */
 int mtj_parse_signal(const char *s, int *out);
+/* Decimal digits only.  -EINVAL on junk, -ERANGE on overflow. */
+int mtj_parse_u64(const char *s, uint64_t *out);
+/* 0/1/yes/no/true/false/on/off, any case. */
+int mtj_parse_bool(const char *s, bool *out);
+
+/* ---- shared by config.c and trigger_spec.c for their messages ----------------------------- */
+#define MTJ_DURATION_VALID "0, or an integer with a unit ns, us, ms, s or m, e.g. 250ms"
+/* Why a token failed mtj_parse_duration_ns() with `rc`: "has no unit", "is too large", ... */
+const char *mtj_duration_problem(const char *tok, int rc);
+/* Why a token failed mtj_parse_u64() with `rc`: "is not a number" or "is too large". */
+const char *mtj_number_problem(int rc);
+/* Index of the candidate closest to `word` (case-insensitive edit distance), or n when none
+ * is close enough to be worth suggesting. */
+size_t mtj_suggest(const char *word, const char *const *cands, size_t n);
+/* snprintf into err (which may be NULL when errlen is 0). */
+void mtj_config_err(char *err, size_t errlen, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 #endif
