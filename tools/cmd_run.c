@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "decode/decode.h"
 #include "decode/trace.h"
 #include "preload/config.h"
 #include "tools/commands.h"
@@ -184,7 +185,7 @@ static int mkdir_p(const char *dir)
 			return -errno;
 		*p = '/';
 	}
-	if (mkdir(tmp, 0755) && errno != EEXIST)
+	if (mkdir(tmp, 0700) && errno != EEXIST)
 		return -errno;
 	struct stat st;
 	if (stat(tmp, &st))
@@ -405,18 +406,17 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
+/* The snapshots decode would find (perf.data.<timestamp>, not perf.log or leftovers). */
 static size_t count_snapshots(const char *dir)
 {
-	DIR *d = opendir(dir);
-	size_t n = 0;
-	struct dirent *de;
-	if (!d)
+	char **list = NULL, err[256];
+	int n = mtj_decode_list_snapshots(dir, &list, err, sizeof err);
+	if (n <= 0)
 		return 0;
-	while ((de = readdir(d)))
-		if (!strncmp(de->d_name, "perf.data", 9))
-			n++;
-	closedir(d);
-	return n;
+	for (int i = 0; i < n; i++)
+		free(list[i]);
+	free(list);
+	return (size_t)n;
 }
 
 static void summarize(const char *dir)
@@ -530,11 +530,12 @@ int mtj_cmd_run(int argc, char **argv)
 	if (!snaps) {
 		if (!o.quiet) {
 			char hits[PATH_MAX + 16];
+			struct stat st;
 			snprintf(hits, sizeof hits, "%s/hits.jsonl", outdir);
-			if (access(hits, F_OK) == 0)
-				fprintf(stderr, "mtinject: no snapshot was taken; the hits are logged in %s\n", hits);
+			if (stat(hits, &st) == 0 && st.st_size > 0)
+				fprintf(stderr, "mtinject: no snapshot was taken; see %s for why\n", hits);
 			else
-				fprintf(stderr, "mtinject: no trigger fired and no snapshot was taken (%s)\n", outdir);
+				fprintf(stderr, "mtinject: no trigger fired; no snapshot was taken\n");
 		}
 		return rc;
 	}
