@@ -47,6 +47,11 @@ static void rust_unescape(char *s)
 	};
 	char *w = s;
 	for (const char *r = s; *r;) {
+		/* a component starting with an escape gets a '_' in front of it */
+		if (r[0] == '_' && r[1] == '$' && (r == s || (r - s >= 2 && r[-1] == ':' && r[-2] == ':'))) {
+			r++;
+			continue;
+		}
 		if (r[0] == '.' && r[1] == '.') {
 			*w++ = ':';
 			*w++ = ':';
