@@ -43,7 +43,7 @@ static size_t utf8_seq_len(const unsigned char *s, size_t avail)
 	return n;
 }
 
-char *mtj_json_escape(char *dst, const char *src, size_t len)
+char *mtj_json_escape_into(char *dst, const char *src, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0;
@@ -104,7 +104,7 @@ int mtj_json_fput_str(FILE *f, const char *s)
 		/* never split a UTF-8 sequence between two chunks */
 		while (n < len && n > 1 && ((unsigned char)s[n] & 0xc0) == 0x80)
 			n--;
-		char *end = mtj_json_escape(buf, s, n);
+		char *end = mtj_json_escape_into(buf, s, n);
 		if (fwrite(buf, 1, (size_t)(end - buf), f) != (size_t)(end - buf))
 			return -EIO;
 		s += n;
@@ -260,7 +260,7 @@ static int parse_string(struct parser *p, char **out, size_t *outlen)
 			n += put_utf8(d + n, cp);
 			break;
 		default:
-			p->pos--;
+			p->pos -= 2;    /* point at the backslash */
 			free(d);
 			return perr(p, "bad escape '\\%c'", e);
 		}

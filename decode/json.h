@@ -16,7 +16,7 @@
  * Control characters become \n, \t, ... or \u00XX; bytes that are not valid UTF-8 become
  * \ufffd, so the output is always valid JSON whatever the input. */
 #define MTJ_JSON_ESCAPED_MAX(len) ((len) * 6)
-char *mtj_json_escape(char *dst, const char *s, size_t len);
+char *mtj_json_escape_into(char *dst, const char *s, size_t len);
 
 /* Write s as a quoted JSON string to f; 0 or -EIO. */
 int mtj_json_fput_str(FILE *f, const char *s);

@@ -92,7 +92,7 @@ static void jw_str(struct mtj_writer *w, struct jw *j, const char *s)
 			n--;
 		char *d = jw_room(w, j, MTJ_JSON_ESCAPED_MAX(n));
 
-		j->len += (size_t)(mtj_json_escape(d, s, n) - d);
+		j->len += (size_t)(mtj_json_escape_into(d, s, n) - d);
 		s += n;
 		len -= n;
 	}
