@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "preload/symbols.h"
@@ -29,6 +30,12 @@ const char *mtj_symbols_strerror(int err)
 	case -ENODATA: return "stripped: no .symtab or .dynsym";
 	default:       return strerror(-err);
 	}
+}
+
+static void elf_close_file(int fd, Elf *elf)
+{
+	elf_end(elf);
+	close(fd);
 }
 
 /* Open `path` (or open_path) for libelf.  On success *fd and *elf are set. */
@@ -52,14 +59,20 @@ static int elf_open_file(const char *path, int *fd, Elf **elf)
 		close(*fd);
 		return rc;
 	}
+	/* libelf hides section headers that lie past the end of the file; we would then call a
+	 * cut-off copy "stripped". */
+	GElf_Ehdr eh;
+	struct stat st;
+	size_t shnum;
+	if (!gelf_getehdr(*elf, &eh) || fstat(*fd, &st) || elf_getshdrnum(*elf, &shnum) ||
+	    (eh.e_shoff && eh.e_shoff + (uint64_t)shnum * eh.e_shentsize > (uint64_t)st.st_size) ||
+	    eh.e_phoff + (uint64_t)eh.e_phnum * eh.e_phentsize > (uint64_t)st.st_size) {
+		elf_close_file(*fd, *elf);
+		return -EBADMSG;
+	}
 	return 0;
 }
 
-static void elf_close_file(int fd, Elf *elf)
-{
-	elf_end(elf);
-	close(fd);
-}
 
 /* Read DT_SONAME and DT_FLAGS_1 from the SHT_DYNAMIC section. */
 static void read_dynamic(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, struct mtj_elf *e,
