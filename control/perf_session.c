@@ -145,6 +145,12 @@ static bool perf_gone(struct mtj_session *s, char *how, size_t len)
 static int died(struct mtj_session *s, const char *while_doing)
 {
 	char how[96];
+	/* The ack pipe closes a moment before the exit status exists: wait for it briefly. */
+	if (s->spawned && !s->reaped && s->pid > 0) {
+		int status;
+		if (mtj_perf_wait_pid(s->pid, s->pidfd, deadline_after(200), &status) == 0)
+			set_reaped(s, status);
+	}
 	perf_gone(s, how, sizeof(how));
 	return fail(s, -EPIPE, "perf (pid %d) %s %s", s->pid, how, while_doing);
 }
@@ -640,8 +646,11 @@ static int stop_spawned(struct mtj_session *s, uint64_t deadline)
 			s->err[0] = '\0';
 			s->fail_rc = 0;
 		}
-	} else
+	} else {
 		rc = s->fail_rc == -EPIPE ? -ESRCH : s->fail_rc;
+		/* It stopped answering once already: asking again would only wait. */
+		kill_and_reap(s);
+	}
 	if (!s->reaped && s->pid > 0) {
 		int status;
 		int w = mtj_perf_wait_pid(s->pid, s->pidfd, deadline, &status);

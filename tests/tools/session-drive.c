@@ -9,6 +9,8 @@
  *          --output PATH (attach)  -n N  --interval MS  --start-timeout MS  --timeout MS
  *          --stop-timeout MS  --multi  --keep K  --callgraph fp|dwarf|lbr  --freq HZ
  *          --size BYTES  --crash (SIGKILL self after the snapshots, no stop)
+ *          --signal-perf SIG:K (send signal SIG to perf after snapshot K: perf killed or
+ *          ending on its own while the session runs)
  * Prints one line per step, e.g.
  *   backend sampling (sampling with cpu-clock ...)
  *   ready rc=0 ms=183 pid=1234
@@ -97,6 +99,7 @@ int main(int argc, char **argv)
 	int n = 1, interval = 100, start_timeout = 5000, timeout = 5000, stop_timeout = 5000;
 	unsigned keep = 0;
 	bool crash = false;
+	int perf_sig = 0, perf_sig_after = -1;
 	struct mtj_record_opts o = { .ctl_fd = -1, .ack_fd = -1 };
 	o.backend = MTJ_BACKEND_AUTO;
 	for (; ai < argc; ai++) {
@@ -126,6 +129,8 @@ int main(int argc, char **argv)
 			o.callgraph = parse_callgraph(v);
 		else if (strcmp(a, "--freq") == 0)
 			o.sample_freq = (unsigned)atoi(v);
+		else if (strcmp(a, "--signal-perf") == 0)
+			sscanf(v, "%d:%d", &perf_sig, &perf_sig_after);
 		else if (strcmp(a, "--size") == 0)
 			o.snapshot_size = strtoull(v, NULL, 0);
 		else {
@@ -196,6 +201,11 @@ int main(int argc, char **argv)
 				break;
 		} else if (keep) {
 			mtj_session_prune(s, keep);
+		}
+		if (i == perf_sig_after) {
+			kill(mtj_session_perf_pid(s), perf_sig);
+			printf("signalled perf with %d\n", perf_sig);
+			sleep_ms(300);
 		}
 		fflush(stdout);
 	}
