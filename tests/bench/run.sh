@@ -1,0 +1,82 @@
+#!/bin/sh
+# tests/bench/run.sh BUILD — decode speed and memory of `mtinject decode` against `perf script`
+# on the same recording, in one run (ratios, not absolute times, are what to compare).
+#   (a) perf script -i F > /dev/null          text, what parsers of perf output pay
+#   (b) perf script -i F --dlfilter drop.so   a dlfilter that drops everything: the floor
+#   (c) mtinject decode F -o x.json   (d) x.fxt   (e) x.folded
+# Median of 5 runs each.  Peak RSS of mtinject (VmHWM, perf excluded) for a short and a long
+# recording shows that memory does not grow with trace length.  No pass/fail on times.
+set -u
+build=$(cd "${1:-build}" && pwd) || exit 1
+src=$(cd "$(dirname "$0")/../.." && pwd)
+tool="$build/mtinject"
+prog="$build/tests/programs/bench_recurse"
+runs=${MTJ_BENCH_RUNS:-5}
+command -v perf >/dev/null || { echo "bench: perf not installed" >&2; exit 1; }
+[ -x "$tool" ] && [ -x "$prog" ] || { echo "bench: build first (make build)" >&2; exit 1; }
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/mtj-bench.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT INT TERM
+cd "$tmp" || exit 1
+
+cat >drop.c <<'C'
+#include <perf/perf_dlfilter.h>
+__attribute__((visibility("default"))) struct perf_dlfilter_fns perf_dlfilter_fns;
+__attribute__((visibility("default"))) int filter_event(void *d, const struct perf_dlfilter_sample *s, void *c)
+{ (void)d; (void)s; (void)c; return 1; }
+C
+${CC:-cc} -O2 -fPIC -shared -o drop.so drop.c || exit 1
+
+now() { date +%s.%N; }
+# median TIME of `runs` executions of "$@" (stdout/stderr discarded)
+median() {
+	i=0; : >times
+	while [ $i -lt "$runs" ]; do
+		t0=$(now); "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }; t1=$(now)
+		echo "$t1 - $t0" | bc -l >>times; i=$((i + 1))
+	done
+	sort -n times | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
+}
+# peak RSS (kB) of the mtinject process itself while decoding
+peak_rss() {
+	"$tool" decode "$1" -o rss.json -q & pid=$!; hwm=0
+	while kill -0 $pid 2>/dev/null; do
+		h=$(awk '/VmHWM/ { print $2 }' /proc/$pid/status 2>/dev/null); [ -n "$h" ] && hwm=$h
+		sleep 0.01
+	done
+	wait $pid; echo "$hwm"
+}
+record() {   # record FILE SECONDS EVENT
+	perf record -q -e "$3" -c 50000 -g --clockid=CLOCK_MONOTONIC -o "$1" -- "$prog" "$2" 3 >/dev/null 2>&1 ||
+		{ echo "bench: perf record failed" >&2; exit 1; }
+}
+samples_of() { perf report -i "$1" --stats 2>/dev/null | awk '/SAMPLE events:/ { print $3; exit }'; }
+
+bench_file() {   # bench_file FILE LABEL
+	f=$1; n=$(samples_of "$f")
+	echo "== $2: $f, $n samples, $(wc -c <"$f") bytes"
+	a=$(median perf script -i "$f")
+	b=$(median perf script -i "$f" --dlfilter ./drop.so)
+	c=$(median "$tool" decode "$f" -o x.json -q)
+	d=$(median "$tool" decode "$f" -o x.fxt -q)
+	e=$(median "$tool" decode "$f" -o x.folded -q)
+	ev=$("$tool" decode "$f" -o ev.json | sed -n 's/.* \([0-9]*\) events.*/\1/p')
+	printf '  (a) perf script text      %7.3f s\n' "$a"
+	printf '  (b) dlfilter dropping all %7.3f s\n' "$b"
+	for fmt in json:$c fxt:$d folded:$e; do
+		name=${fmt%%:*}; t=${fmt#*:}; size=$(wc -c <x.$name)
+		printf '  mtinject -> %-7s %7.3f s  %9.0f samples/s  a/this %5.2fx faster  this/b %5.2f  %8d bytes  %6.1f bytes/event\n' \
+			"$name" "$t" "$(echo "$n / $t" | bc -l)" "$(echo "$a / $t" | bc -l)" "$(echo "$t / $b" | bc -l)" \
+			"$size" "$(echo "$size / $ev" | bc -l)"
+	done
+	echo "  ($ev events; json target: >= 2x faster than (a), <= 1.6x (b))"
+}
+
+echo "bench: $(perf --version), $(nproc) cpus, median of $runs"
+record long.data 6 cpu-clock:u
+bench_file long.data "user-only call chains (as the flight recorder records)"
+record kern.data 5 cpu-clock
+bench_file kern.data "user+kernel call chains (kernel symbols resolved too)"
+record short.data 1.5 cpu-clock:u
+echo "== memory: peak RSS of mtinject (perf not included)"
+printf '  short: %8s samples  %6s kB\n' "$(samples_of short.data)" "$(peak_rss short.data)"
+printf '  long:  %8s samples  %6s kB\n' "$(samples_of long.data)" "$(peak_rss long.data)"
