@@ -133,7 +133,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_A)
 	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) $(SAN_TOOL) -Wno-missing-prototypes -o $@ $< $(CORE_A) $(UNW_LIBS) $(LIBS_COMMON)
 
 # Test programs: frame pointers and no inlining, so traces show every function.
-PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-pure-const -Iinclude
+PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-pure-const -Iinclude
 $(BUILD)/tests/programs/%.so: tests/programs/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_FLAGS) -Wall -Werror -fPIC -shared -o $@ $<

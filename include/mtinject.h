@@ -37,7 +37,9 @@ extern "C" {
  */
 MTINJECT_API int mtinject_snapshot(const char *reason);
 
-/* 1 when the library is loaded and tracing, 0 when loaded but inactive. */
+/* 1 when the library is loaded and its triggers are live (hits are recorded, snapshots
+ * taken if a perf session runs), 0 when loaded but inactive (configuration error, after
+ * fork with MTINJECT_FOLLOW_FORK=disarm, while exiting). */
 MTINJECT_API int mtinject_active(void);
 
 #if defined(__GNUC__)

@@ -18,6 +18,5 @@ int mtinject_snapshot(const char *reason)
 
 int mtinject_active(void)
 {
-	return atomic_load(&mtj_rt.phase) == MTJ_PHASE_ACTIVE && !mtj_rt.hits_only &&
-	       !atomic_load(&mtj_rt.session_dead);
+	return atomic_load(&mtj_rt.phase) == MTJ_PHASE_ACTIVE;
 }

@@ -282,6 +282,24 @@ static void check_blocked_sigtrap(void)
 	closedir(d);
 }
 
+static _Atomic int helper_done;
+
+static void close_files(void)
+{
+	if (ctl_fd >= 0) {
+		char path[PATH_MAX + 32];
+		snprintf(path, sizeof(path), "%s/control", mtj_rt.outdir);
+		unlink(path);
+		close(ctl_fd);
+		close(ctl_keep_fd);
+		ctl_fd = ctl_keep_fd = -1;
+	}
+	if (hits_fd >= 0) {
+		close(hits_fd);
+		hits_fd = -1;
+	}
+}
+
 static void *helper_main(void *arg)
 {
 	(void)arg;
@@ -308,13 +326,21 @@ static void *helper_main(void *arg)
 				check_blocked_sigtrap();
 		}
 	}
+	/* Shutting down: what is queued is written, perf is stopped, files are closed. */
 	drain_ring();
+	stop_session();
+	close_files();
+	atomic_store(&helper_done, 1);
 	return NULL;
 }
 
 int mtj_helper_start(void)
 {
 	char path[PATH_MAX + 32];
+	atomic_store(&quit, 0);
+	atomic_store(&helper_done, 0);
+	stopped = false;
+	session_reported = false;
 	snprintf(path, sizeof(path), "%s/hits.jsonl", mtj_rt.outdir);
 	hits_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	if (hits_fd < 0)
@@ -340,8 +366,10 @@ int mtj_helper_start(void)
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	int rc = pthread_create(&mtj_rt.helper, NULL, helper_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (rc != 0)
+	if (rc != 0) {
+		close_files();
 		return -rc;
+	}
 	mtj_rt.helper_running = true;
 	pthread_setname_np(mtj_rt.helper, "mtinject");
 	/* The helper must exist (and be excluded) before breakpoints are armed. */
@@ -352,35 +380,32 @@ int mtj_helper_start(void)
 	return 0;
 }
 
+bool mtj_helper_finish_async(int timeout_ms)
+{
+	if (!mtj_rt.helper_running)
+		return true;
+	atomic_store(&quit, 1);
+	ssize_t w = write(mtj_rt.wake_wr, "q", 1);
+	(void)w;
+	struct timespec step = { 0, 2 * 1000 * 1000 };
+	for (int waited = 0; waited < timeout_ms; waited += 2) {
+		if (atomic_load(&helper_done))
+			return true;
+		nanosleep(&step, NULL);
+	}
+	return false;
+}
+
 void mtj_helper_shutdown(int timeout_ms)
 {
-	if (mtj_rt.helper_running) {
-		atomic_store(&quit, 1);
-		ssize_t w = write(mtj_rt.wake_wr, "q", 1);
-		(void)w;
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_sec += timeout_ms / 1000;
-		ts.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		if (pthread_timedjoin_np(mtj_rt.helper, NULL, &ts) != 0)
-			mtj_log(MTJ_LOG_ERROR, "helper thread did not finish in %d ms", timeout_ms);
-		mtj_rt.helper_running = false;
+	if (!mtj_rt.helper_running) {
+		stop_session();
+		close_files();
+		return;
 	}
-	stop_session();
-	if (ctl_fd >= 0) {
-		char path[PATH_MAX + 32];
-		snprintf(path, sizeof(path), "%s/control", mtj_rt.outdir);
-		unlink(path);
-		close(ctl_fd);
-		close(ctl_keep_fd);
-		ctl_fd = ctl_keep_fd = -1;
-	}
-	if (hits_fd >= 0) {
-		close(hits_fd);
-		hits_fd = -1;
-	}
+	if (mtj_helper_finish_async(timeout_ms))
+		pthread_join(mtj_rt.helper, NULL);
+	else
+		mtj_log(MTJ_LOG_ERROR, "helper thread did not finish in %d ms", timeout_ms);
+	mtj_rt.helper_running = false;
 }

@@ -90,6 +90,9 @@ uint64_t mtj_now_ns(void);
 int mtj_helper_start(void);
 /* Ask the helper to finish: write what is queued, stop perf (bounded), join (bounded). */
 void mtj_helper_shutdown(int timeout_ms);
+/* The same without joining, for _exit() (which may be called from a signal handler): ask
+ * and wait (nanosleep, bounded) until the helper has stopped perf.  True if it did. */
+bool mtj_helper_finish_async(int timeout_ms);
 
 /* arm.c */
 int mtj_arm_trigger(size_t idx, char *err, size_t errlen);

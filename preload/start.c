@@ -12,6 +12,7 @@
 #include "preload/breakpoint.h"
 #include "preload/log.h"
 #include "preload/runtime.h"
+#include "preload/symcache.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #define UNW_LOCAL_ONLY
@@ -189,7 +191,7 @@ static int resolve_triggers(void)
 
 static void child_after_fork(void);
 
-static void start_tracing(void)
+static void start_tracing(bool in_fork_child)
 {
 	int rc;
 	if ((rc = make_outdir()) < 0) {
@@ -216,7 +218,10 @@ static void start_tracing(void)
 		goto fail;
 	}
 	registry_add();
-	prime_unwinder();
+	/* In a fork child the unwinder is primed already (its caches came along), and the
+	 * loader lock it would take may still be held by the fork. */
+	if (!in_fork_child)
+		prime_unwinder();
 	if ((rc = mtj_handlers_install()) < 0) {
 		mtj_log(MTJ_LOG_ERROR, "cannot install signal handlers: %s; the program runs untraced", strerror(-rc));
 		goto fail;
@@ -272,8 +277,8 @@ void mtj_start(void)
 	setenv(MTJ_MARKER_ENV, pidbuf, 1);
 	if (resolve_triggers() < 0)
 		goto out;
-	pthread_atfork(NULL, NULL, child_after_fork);
-	start_tracing();
+	pthread_atfork(mtj_symcache_lock, mtj_symcache_unlock, child_after_fork);
+	start_tracing(false);
 out:
 	errno = saved;
 }
@@ -317,6 +322,7 @@ void mtj_finish(void)
 static void child_after_fork(void)
 {
 	int saved = errno;
+	mtj_symcache_atfork_child();
 	if (atomic_load(&mtj_rt.phase) != MTJ_PHASE_ACTIVE)
 		return;
 	atomic_store(&mtj_rt.phase, MTJ_PHASE_OFF);
@@ -330,17 +336,64 @@ static void child_after_fork(void)
 	mtj_rt.wake_rd = mtj_rt.wake_wr = -1;
 	registry_link[0] = '\0';
 	if (mtj_rt.cfg.follow_fork == MTJ_FORK_TRACE) {
-		struct mtj_config cfg = mtj_rt.cfg;
+		static struct mtj_config cfg;
+		static struct mtj_location locs[MTJ_HW_BREAKPOINTS];
+		int states[MTJ_HW_BREAKPOINTS];
+		cfg = mtj_rt.cfg;
+		for (size_t i = 0; i < mtj_rt.ntrig; i++) {
+			locs[i] = mtj_rt.trig[i].loc;
+			states[i] = atomic_load(&mtj_rt.trig[i].state);
+		}
 		memset(&mtj_rt, 0, sizeof(mtj_rt));
 		mtj_rt.cfg = cfg;
 		mtj_rt.wake_rd = mtj_rt.wake_wr = -1;
 		mtj_rt.cfg.output[0] = '\0';   /* a directory of its own */
 		mtj_rt.pid = getpid();
 		snprintf(mtj_rt.program, sizeof(mtj_rt.program), "%s", program_invocation_short_name);
-		if (resolve_triggers() == 0)
-			start_tracing();
+		/* Same address space layout as the parent: the resolved locations still hold. */
+		mtj_rt.ntrig = cfg.ntriggers;
+		for (size_t i = 0; i < mtj_rt.ntrig; i++) {
+			mtj_rt.trig[i].spec = &mtj_rt.cfg.triggers[i];
+			mtj_rt.trig[i].loc = locs[i];
+			atomic_store(&mtj_rt.trig[i].state, states[i] == MTJ_TRIG_PENDING ? MTJ_TRIG_PENDING : MTJ_TRIG_RESOLVED);
+		}
+		start_tracing(true);
 	}
 	errno = saved;
+}
+
+/*
+ * _exit()/_Exit() skip destructors, so a program (or a fork child) that leaves that way would
+ * leave perf running and queued hits unwritten.  _exit may be called from a signal handler:
+ * here we only disable the breakpoints and let the helper thread do the work, waiting for it
+ * with nanosleep (bounded).
+ */
+static void quick_finish(void)
+{
+	if (atomic_load(&mtj_rt.phase) != MTJ_PHASE_ACTIVE)
+		return;
+	atomic_store(&mtj_rt.phase, MTJ_PHASE_EXITING);
+	for (size_t i = 0; i < mtj_rt.ntrig; i++)
+		mtj_disarm_trigger(i, MTJ_TRIG_DONE);
+	mtj_helper_finish_async(MTJ_FATAL_WAIT_MS);
+	registry_remove();
+}
+
+typedef void (*exit_fn)(int);
+
+__attribute__((visibility("default"), noreturn)) void _exit(int status)
+{
+	quick_finish();
+	exit_fn real = (exit_fn)dlsym(RTLD_NEXT, "_exit");
+	if (real)
+		real(status);
+	syscall(SYS_exit_group, status);
+	__builtin_unreachable();
+}
+
+__attribute__((visibility("default"), noreturn)) void _Exit(int status)
+{
+	_exit(status);
 }
 
 /* dlopen()/dlclose() wrappers: arm triggers of objects that appear, disarm those that go. */

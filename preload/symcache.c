@@ -140,3 +140,14 @@ struct mtj_elf *mtj_symcache_get(const char *path, const char *open_path, bool s
 	}
 	return c->elf;
 }
+
+/*
+ * fork() from a multi-threaded process: the helper thread may hold the cache lock at that
+ * moment.  The preload takes it around fork (pthread_atfork prepare/parent) and the child,
+ * whose only thread is the forking one, starts with a fresh lock.
+ */
+void mtj_symcache_atfork_child(void)
+{
+	pthread_mutex_t fresh = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
+	cache_lock = fresh;
+}

@@ -28,6 +28,8 @@ struct mtj_obj {
 
 void mtj_symcache_lock(void);
 void mtj_symcache_unlock(void);
+/* In a fork child (pthread_atfork): a fresh, unlocked cache lock. */
+void mtj_symcache_atfork_child(void);
 
 /* The loaded objects, main executable first, vdso left out.  malloc'd; caller frees. */
 int mtj_objs_snapshot(struct mtj_obj **out, size_t *n);

@@ -24,8 +24,12 @@ assert_grep '"frames":\["worker+0x[0-9a-f]* (mt_worker)"' out/hits.jsonl
 snap=$(sed -n 's/.*"snapshot_file":"\([^"]*\)".*/\1/p' out/hits.jsonl)
 [ -n "$snap" ] || fail "hit has no snapshot_file"
 assert_file "out/$snap"
-perf script -i "out/$snap" -F tid,sym >script.txt 2>script.err || { cat script.err; fail "perf script cannot read $snap"; }
-grep -q "$tid .*parse_input\|$tid .*checksum_block" script.txt || fail "snapshot has no samples of worker-2 doing its work"
+perf script -i "out/$snap" -F tid,ip,sym >script.txt 2>script.err || { cat script.err; fail "perf script cannot read $snap"; }
+# a sample of worker-2 whose call chain has checksum_block called from parse_input
+awk -v tid="$tid" '$1 == tid { w = 1; prev = ""; next }
+	/^$/ { w = 0 }
+	w { if (prev == "checksum_block" && $2 == "parse_input") found = 1; prev = $2 }
+	END { exit !found }' script.txt || fail "snapshot has no samples of worker-2 in parse_input -> checksum_block"
 # no perf process survives the program
 sleep 0.2
 if pgrep -f "perf record.*$PWD/out" >/dev/null; then fail "perf still running after the program exited"; fi

@@ -18,5 +18,5 @@ assert_eq "$(count '"why":"skip"')" 4 "skipped hits"
 t 'target_fn,every=3,count=all' 10 4
 assert_eq "$(count '"why":"every"')" 6 "hits between every-th"
 t 'target_fn,skip=2,every=4,count=2' 20 2
-t 'target_fn,count=all,min-gap=1h' 50 1
+t 'target_fn,count=all,min-gap=10m' 50 1
 assert_eq "$(count '"why":"min-gap"')" 49 "hits coalesced by min-gap"
