@@ -568,8 +568,10 @@ static int branch_line(struct ps *ps, struct header *h, char *arrow)
 	}
 	if (unknown) {
 		ps->st.unknown_flags++;
-		char ex[64];
-		excerpt(ex, sizeof(ex), h->rest, (size_t)(loc - h->rest));
+		char ex[64], *fs = skip_sp(h->rest, loc), *fe = loc;
+		while (fe > fs && is_sp(fe[-1]))
+			fe--;
+		excerpt(ex, sizeof(ex), fs, (size_t)(fe - fs));
 		warnf(ps, ps->lineno, "unknown branch type '%s', line skipped", ex);
 		return 0;
 	}

@@ -249,9 +249,9 @@ static int sync_to(struct mtj_ptstack *p, struct thread *t, const struct mtj_fra
 	struct frame *top = &t->fr[t->depth - 1];
 	if (is_code_frame(top) && top->name == name)
 		return 0;
-	p->st.resyncs++;
-	if (top->kind == FR_MARK)
+	if (top->kind == FR_MARK)   /* first function inside a kernel bracket */
 		return push(t, name, obj, 0, FR_FUNC);
+	p->st.resyncs++;
 	long i = find_name(t, name, (long)t->depth - 2);
 	if (i >= 0)
 		return pop_to(t, (size_t)i + 1);

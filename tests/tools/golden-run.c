@@ -214,8 +214,10 @@ int main(int argc, char **argv)
 	struct mtj_ps_stats ps;
 	struct mtj_ps_error err;
 	int rc = mtj_perfscript_parse(in, argv[1], &cb, &ps, &err);
-	if (rc == -EINVAL && !r.writer_rc)
+	if (rc == -EINVAL && !r.writer_rc && err.line)
 		printf("X %s:%lu: %s\n", base(argv[1]), err.line, err.msg);
+	else if (rc == -EINVAL && !r.writer_rc)
+		printf("X %s: %s\n", base(argv[1]), err.msg);
 	if (rc == 0 && (rc = mtj_ptstack_finish(r.pt)) != 0)
 		r.writer_rc = rc;
 	struct mtj_ptstack_stats pst;
