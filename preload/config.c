@@ -680,10 +680,10 @@ const struct mtj_env_var mtj_env_vars[] = {
 	{ "MTINJECT_BACKEND", "auto",
 	  "auto (Intel PT when the CPU has it, else sampling), pt, sampling",
 	  parse_backend },
-	{ "MTINJECT_SNAPSHOT_SIZE", "(backend default)",
-	  "ring buffer size, with unit K, M or G (powers of 1024); 0 = backend default; 4K to 16G",
+	{ "MTINJECT_SNAPSHOT_SIZE", "4M (256K without perf privileges)",
+	  "ring buffer (sampling) or AUX area (Intel PT) per CPU, with unit K, M or G (powers of 1024); 0 = default; 4K to 16G",
 	  parse_snapshot_size },
-	{ "MTINJECT_SAMPLE_FREQ", "(backend default)",
+	{ "MTINJECT_SAMPLE_FREQ", "999",
 	  "samples per second of the sampling backend, 1 to 100000",
 	  parse_sample_freq },
 	{ "MTINJECT_CALLGRAPH", "fp",
@@ -825,4 +825,16 @@ int mtj_config_check_unknown(char *const *envp, char *err, size_t errlen)
 		return -EINVAL;
 	}
 	return 0;
+}
+
+int mtj_config_load(struct mtj_config *cfg, mtj_getenv_fn get, char *const *envp, char *err,
+		    size_t errlen)
+{
+	int rc = mtj_config_parse(cfg, get, err, errlen);
+
+	if (rc == -EINVAL)
+		return rc;
+	if (mtj_config_check_unknown(envp, err, errlen) < 0)
+		return -EINVAL;
+	return rc;
 }

@@ -120,6 +120,14 @@ int mtj_config_parse(struct mtj_config *cfg, mtj_getenv_fn get, char *err, size_
  */
 int mtj_config_check_unknown(char *const *envp, char *err, size_t errlen);
 
+/*
+ * Both of the above, in the order that gives the most useful message: a bad value first,
+ * then an unknown variable (a typo such as MTINJECT_TRIGER is usually why there is nothing
+ * to do), then -ENOENT.  What the preload's constructor and `mtinject run` call.
+ */
+int mtj_config_load(struct mtj_config *cfg, mtj_getenv_fn get, char *const *envp, char *err,
+		    size_t errlen);
+
 /* Parse a trigger list ("a;b@libc.so.6,count=all;0x401000,skip=3").  Used by the parser
  * above and by `mtinject run -t`.  Errors name the trigger, the token and the valid forms,
  * e.g. "trigger 2 'bar,cnt=3': unknown option 'cnt' (valid: count, skip, every, min-gap)".

@@ -89,6 +89,11 @@ static void test_table_lists_every_variable_once(void **state)
 	assert_string_equal(mtj_env_vars[4].default_text, "auto");
 	assert_string_equal(mtj_env_vars[9].default_text, "5s");
 	assert_string_equal(mtj_env_vars[10].default_text, "10");
+	/* The documented backend defaults are control/perf.h's. */
+	assert_int_equal(strtoull(mtj_env_vars[6].default_text, NULL, 10), MTJ_SAMPLE_FREQ_DEFAULT);
+	assert_int_equal(MTJ_SNAPSHOT_SIZE_PRIVILEGED, 4u << 20);
+	assert_int_equal(MTJ_SNAPSHOT_SIZE_UNPRIVILEGED, 256u << 10);
+	assert_string_equal(mtj_env_vars[5].default_text, "4M (256K without perf privileges)");
 }
 
 static void test_each_variable_is_asked_for_exactly_once(void **state)
@@ -588,6 +593,30 @@ static void test_unknown_variables(void **state)
 	assert_string_equal(err, "MTINJECT_TRIGGERS is not a known variable (did you mean MTINJECT_TRIGGER?)");
 }
 
+static void test_load_reports_in_the_useful_order(void **state)
+{
+	const char *typo_only[] = { "MTINJECT_TRIGER=foo", NULL };
+	const char *bad_and_typo[] = { "MTINJECT_TRIGER=foo", "MTINJECT_ON=exit", "MTINJECT_LOG=loud", NULL };
+	const char *fine[] = { "MTINJECT_TRIGGER=foo", "PATH=/bin", NULL };
+	const char *nothing[] = { "PATH=/bin", NULL };
+
+	(void)state;
+	fake_env = typo_only;
+	/* Without the typo check this would only say "nothing to do". */
+	assert_int_equal(mtj_config_load(&cfg, fake_get, (char *const *)typo_only, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "MTINJECT_TRIGER is not a known variable (did you mean MTINJECT_TRIGGER?)");
+	fake_env = bad_and_typo;
+	assert_int_equal(mtj_config_load(&cfg, fake_get, (char *const *)bad_and_typo, err, sizeof(err)), -EINVAL);
+	assert_string_equal(err, "MTINJECT_LOG: 'loud' is not a log level (valid: quiet, error, info, debug)");
+	fake_env = fine;
+	assert_int_equal(mtj_config_load(&cfg, fake_get, (char *const *)fine, err, sizeof(err)), 0);
+	assert_int_equal(cfg.ntriggers, 1);
+	fake_env = nothing;
+	assert_int_equal(mtj_config_load(&cfg, fake_get, (char *const *)nothing, err, sizeof(err)), -ENOENT);
+	assert_string_equal(err, "nothing to do: set MTINJECT_TRIGGER (a function name) or MTINJECT_ON "
+				 "(exit, crash, abort, signal:SIG)");
+}
+
 /* ---- value parsers -------------------------------------------------------------------------- */
 
 static void test_parse_u64(void **state)
@@ -779,6 +808,7 @@ int main(void)
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_log),
 		cmocka_unit_test(test_unknown_variables),
+		cmocka_unit_test(test_load_reports_in_the_useful_order),
 		cmocka_unit_test(test_parse_u64),
 		cmocka_unit_test(test_parse_duration),
 		cmocka_unit_test(test_parse_size),
