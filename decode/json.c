@@ -453,6 +453,8 @@ static int parse_value(struct parser *p, struct mtj_json *v, int depth)
 		v->type = MTJ_JSON_NULL;
 		return literal(p, "null");
 	default:
+		if (p->s[p->pos] != '-' && (p->s[p->pos] < '0' || p->s[p->pos] > '9'))
+			return perr(p, "unexpected character '%c'", p->s[p->pos]);
 		return parse_number(p, v);
 	}
 }

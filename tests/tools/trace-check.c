@@ -299,6 +299,7 @@ static int parse_file(struct st *s)
 				for (;;) {
 					int rc;
 
+					skip_ws(s, &p);
 					if (mtj_json_parse(s->text + p, s->len - p, &used, &v, &jerr))
 						return bad(s, p + jerr.offset, "malformed JSON", jerr.msg);
 					rc = event(s, p, &v);
