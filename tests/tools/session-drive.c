@@ -9,6 +9,7 @@
  *          --output PATH (attach)  -n N  --interval MS  --start-timeout MS  --timeout MS
  *          --stop-timeout MS  --multi  --keep K  --callgraph fp|dwarf|lbr  --freq HZ
  *          --size BYTES  --crash (SIGKILL self after the snapshots, no stop)
+ *          --pretend-pt (caps say Intel PT exists: with a stand-in perf, tests the PT protocol)
  *          --signal-perf SIG:K (send signal SIG to perf after snapshot K: perf killed or
  *          ending on its own while the session runs)
  * Prints one line per step, e.g.
@@ -98,7 +99,7 @@ int main(int argc, char **argv)
 	const char *perf = NULL, *out = ".", *output = NULL;
 	int n = 1, interval = 100, start_timeout = 5000, timeout = 5000, stop_timeout = 5000;
 	unsigned keep = 0;
-	bool crash = false;
+	bool crash = false, pretend_pt = false;
 	int perf_sig = 0, perf_sig_after = -1;
 	struct mtj_record_opts o = { .ctl_fd = -1, .ack_fd = -1 };
 	o.backend = MTJ_BACKEND_AUTO;
@@ -139,6 +140,8 @@ int main(int argc, char **argv)
 				o.multi = true;
 			else if (strcmp(a, "--crash") == 0)
 				crash = true;
+			else if (strcmp(a, "--pretend-pt") == 0)
+				pretend_pt = true;
 			else {
 				fprintf(stderr, "session-drive: unknown option %s\n", a);
 				return 2;
@@ -156,6 +159,8 @@ int main(int argc, char **argv)
 		printf("error: %s\n", mtj_perf_last_error());
 		return 1;
 	}
+	if (pretend_pt)
+		caps.intel_pt = true;
 	char why[256];
 	enum mtj_backend b = mtj_perf_choose_backend(&caps, o.backend, why, sizeof(why));
 	printf("backend %s (%s)\n", b == MTJ_BACKEND_PT ? "pt" : "sampling", why);
