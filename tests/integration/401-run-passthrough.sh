@@ -28,7 +28,8 @@ case "$out" in "$PWD"/mtinject-sh-[0-9]*) ;; *) fail "default MTINJECT_OUTPUT is
 [ -d "$out" ] || fail "output directory $out was not created"
 $R -o rel/out -- sh -c 'echo "$MTINJECT_OUTPUT"' >env2.out 2>/dev/null
 assert_eq "$(cat env2.out)" "$PWD/rel/out" "-o made absolute"
-LD_PRELOAD=libm.so.6 $R -- sh -c 'echo "$LD_PRELOAD"' >env3.out 2>/dev/null
+# (given with -e: an ASan-built mtinject itself cannot start with another LD_PRELOAD)
+$R -e LD_PRELOAD=libm.so.6 -- sh -c 'echo "$LD_PRELOAD"' >env3.out 2>/dev/null
 assert_eq "$(cat env3.out)" "libm.so.6:$MTJ_BUILD/libmtinject.so" "LD_PRELOAD appended"
 $R -e MTINJECT_LOG=quiet -e FOO=a=b -- sh -c 'echo "$MTINJECT_LOG $FOO"' >env4.out 2>/dev/null
 assert_eq "$(cat env4.out)" "quiet a=b" "-e assignments"
