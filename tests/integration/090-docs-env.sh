@@ -22,7 +22,7 @@ int main(void)
 }
 EOF
 cc -std=gnu11 -D_GNU_SOURCE -I"$MTJ_SRC" -I"$MTJ_SRC/include" -o vars vars.c \
-	"$MTJ_SRC/preload/config.c" "$MTJ_SRC/preload/trigger_spec.c" || fail "cannot build the table reader"
+	"$MTJ_SRC/preload/config.c" "$MTJ_SRC/preload/config_values.c" "$MTJ_SRC/preload/trigger_spec.c" || fail "cannot build the table reader"
 ./vars >vars.txt || fail "table reader failed"
 [ "$(wc -l <vars.txt)" -ge 18 ] || fail "only $(wc -l <vars.txt) variables in mtj_env_vars[]"
 
