@@ -13,10 +13,11 @@
 #include <string.h>
 
 #define NO_PARENT UINT32_MAX
+#define SHARED_ROOT UINT32_MAX  /* name of the one root all threads share without thread roots */
 
 struct fnode {
 	uint32_t parent;        /* NO_PARENT for a thread's root */
-	uint32_t name;          /* interned frame name; for a root: index of its thread */
+	uint32_t name;          /* interned frame name; for a root: index of its thread or SHARED_ROOT */
 	uint64_t ns;            /* time this exact stack was the current one */
 	uint64_t hits;          /* instants seen as this leaf */
 };
@@ -36,6 +37,7 @@ struct fd {
 	uint32_t nn, ncap;
 	struct fthread *th;
 	uint32_t nth, thcap;
+	bool shared;            /* MTJ_WRITER_FOLDED_NO_THREAD_ROOT: node 0 is every thread's root */
 };
 
 static int node_new(struct fd *d, uint32_t parent, uint32_t name, uint32_t *out)
@@ -84,7 +86,11 @@ static struct fthread *thread_of(struct fd *d, uint32_t pid, uint32_t tid)
 		d->th = t;
 		d->thcap = ncap;
 	}
-	if (node_new(d, NO_PARENT, d->nth, &root) || mtj_u64map_put(&d->by_tid, tid, d->nth))
+	if (d->shared)
+		root = 0;
+	else if (node_new(d, NO_PARENT, d->nth, &root))
+		return NULL;
+	if (mtj_u64map_put(&d->by_tid, tid, d->nth))
 		return NULL;
 	d->th[d->nth] = (struct fthread){ .pid = pid, .tid = tid, .root = root, .cur = root, .name = -1 };
 	return &d->th[d->nth++];
@@ -106,12 +112,17 @@ static struct fthread *advance(struct fd *d, uint32_t pid, uint32_t tid, uint64_
 static int folded_open(struct mtj_writer *w)
 {
 	struct fd *d = calloc(1, sizeof(*d));
+	uint32_t root;
 
 	if (!d || !(d->names = mtj_strtab_new())) {
 		free(d);
 		return -ENOMEM;
 	}
 	w->priv = d;
+	/* Without thread roots, threads share one tree: equal stacks are one node, one line. */
+	d->shared = w->flags & MTJ_WRITER_FOLDED_NO_THREAD_ROOT;
+	if (d->shared && node_new(d, NO_PARENT, SHARED_ROOT, &root))
+		return -ENOMEM;
 	return 0;
 }
 
@@ -196,17 +207,19 @@ static void put_frame(char *dst, size_t *pos, const char *s)
 		dst[(*pos)++] = *s == ';' ? ':' : (*s == '\n' || *s == '\r') ? ' ' : *s;
 }
 
-static int build_path(struct fd *d, bool thread_root, uint32_t node, char **out)
+static int build_path(struct fd *d, uint32_t node, char **out)
 {
 	size_t len = 0, pos = 0, depth = 0;
 	char rootbuf[64];
 	const char *rootname = NULL;
 	uint32_t n, *chain;
+	bool thread_root;
 
 	for (n = node; d->nodes[n].parent != NO_PARENT; n = d->nodes[n].parent) {
 		len += strlen(mtj_strtab_str(d->names, d->nodes[n].name)) + 1;
 		depth++;
 	}
+	thread_root = d->nodes[n].name != SHARED_ROOT;
 	if (thread_root) {
 		const struct fthread *t = &d->th[d->nodes[n].name];
 
@@ -247,39 +260,32 @@ static int build_path(struct fd *d, bool thread_root, uint32_t node, char **out)
 
 static int folded_write(struct mtj_writer *w, struct fd *d)
 {
-	bool thread_root = !(w->flags & MTJ_WRITER_FOLDED_NO_THREAD_ROOT);
 	struct line *lines = calloc(d->nn ? d->nn : 1, sizeof(*lines));
-	size_t n = 0, i, k;
+	size_t n = 0, i;
 	int rc = 0;
 
 	if (!lines)
 		return -ENOMEM;
+	/* Each node is one distinct stack; only those with a non-zero count become text. */
 	for (uint32_t v = 0; v < d->nn && !rc; v++) {
-		if (d->nodes[v].parent == NO_PARENT || (!d->nodes[v].ns && !d->nodes[v].hits))
+		const struct fnode *nd = &d->nodes[v];
+
+		if (nd->parent == NO_PARENT || (nd->ns + 500) / 1000 + nd->hits == 0)
 			continue;
-		lines[n].ns = d->nodes[v].ns;
-		lines[n].hits = d->nodes[v].hits;
-		rc = build_path(d, thread_root, v, &lines[n].path);
+		lines[n].ns = nd->ns;
+		lines[n].hits = nd->hits;
+		rc = build_path(d, v, &lines[n].path);
 		n += rc ? 0 : 1;
 	}
 	qsort(lines, n, sizeof(*lines), line_cmp);
-	for (i = 0; i < n && !rc; i = k) {
-		uint64_t ns = 0, hits = 0, count;
+	for (i = 0; i < n && !rc; i++) {
+		int m = fprintf(w->out, "%s %llu\n", lines[i].path,
+				(unsigned long long)((lines[i].ns + 500) / 1000 + lines[i].hits));
 
-		/* without the thread root, threads with the same stack share a line */
-		for (k = i; k < n && strcmp(lines[k].path, lines[i].path) == 0; k++) {
-			ns += lines[k].ns;
-			hits += lines[k].hits;
-		}
-		count = (ns + 500) / 1000 + hits;
-		if (count) {
-			int m = fprintf(w->out, "%s %llu\n", lines[i].path, (unsigned long long)count);
-
-			if (m < 0)
-				rc = -EIO;
-			else
-				w->bytes_hint += (uint64_t)m;
-		}
+		if (m < 0)
+			rc = -EIO;
+		else
+			w->bytes_hint += (uint64_t)m;
 	}
 	for (i = 0; i < n; i++)
 		free(lines[i].path);
