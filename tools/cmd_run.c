@@ -20,10 +20,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "decode/decode.h"
 #include "decode/trace.h"
 #include "preload/config.h"
 #include "tools/commands.h"
+#include "tools/ctl_proto.h"
 #include "tools/common.h"
 #include "tools/run_env.h"
 
@@ -406,17 +406,23 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
-/* The snapshots decode would find (perf.data.<timestamp>, not perf.log or leftovers). */
+/* Snapshots the preload says it took ("snapshot":true in hits.jsonl).  The directory alone
+ * does not tell: a perf killed with its program leaves an unfinished perf.data behind. */
 static size_t count_snapshots(const char *dir)
 {
-	char **list = NULL, err[256];
-	int n = mtj_decode_list_snapshots(dir, &list, err, sizeof err);
-	if (n <= 0)
+	char path[PATH_MAX + 16], line[16384];
+	size_t n = 0;
+	snprintf(path, sizeof path, "%s/hits.jsonl", dir);
+	FILE *f = fopen(path, "re");
+	if (!f)
 		return 0;
-	for (int i = 0; i < n; i++)
-		free(list[i]);
-	free(list);
-	return (size_t)n;
+	while (fgets(line, sizeof line, f)) {
+		bool taken = false;
+		if (!mtj_jsonl_bool(line, "snapshot", &taken) && taken)
+			n++;
+	}
+	fclose(f);
+	return n;
 }
 
 static void summarize(const char *dir)
@@ -535,7 +541,7 @@ int mtj_cmd_run(int argc, char **argv)
 			if (stat(hits, &st) == 0 && st.st_size > 0)
 				fprintf(stderr, "mtinject: no snapshot was taken; see %s for why\n", hits);
 			else
-				fprintf(stderr, "mtinject: no trigger fired; no snapshot was taken\n");
+				fprintf(stderr, "mtinject: nothing triggered; no snapshot was taken (%s)\n", outdir);
 		}
 		return rc;
 	}

@@ -41,4 +41,20 @@ ls multi/*.folded >/dev/null 2>&1 || fail "--format folded wrote no .folded file
 ls multi/*.json >/dev/null 2>&1 && fail "--format folded also wrote JSON"
 assert_grep "speedscope" m.err
 grep -q "checksum_block" multi/*.folded || fail "the folded stacks do not show checksum_block"
+# COMMAND killed before anything triggered: its status, no decoding of the unfinished
+# perf.data its perf leaves behind, no perf left running.
+"$TOOL" run -o killed -t 'handle_request,skip=100' -- "$prog" 3000 >k.out 2>k.err &
+tool=$!
+i=0 w=
+while [ -z "$w" ] && [ $i -lt 100 ]; do w=$(pgrep -P "$tool" mt_worker); sleep 0.05; i=$((i + 1)); done
+[ -n "$w" ] || fail "mt_worker under mtinject run did not start"
+sleep 0.5
+kill -KILL "$w"
+wait "$tool"
+assert_eq "$?" 137 "status of a command killed by SIGKILL"
+cat k.err
+assert_grep "killed by signal 9" k.err
+assert_grep "no snapshot was taken" k.err
+assert_no_grep "decod" k.err
+pgrep -f "perf record.*$PWD/killed" >/dev/null && fail "perf outlived the killed command"
 echo "ok: trace in $dir, $n snapshots with --multi"
