@@ -8,7 +8,7 @@ need_perf
 mkdir env crash
 # fd 7 is left open without close-on-exec, as careless programs do.
 exec 7>leak.txt
-LD_PRELOAD=/lib/x86_64-linux-gnu/libc.so.6 MTINJECT_TRIGGER=main MTINJECT_X=1 \
+LD_PRELOAD=/nonexistent/libmtj-test-preload.so MTINJECT_TRIGGER=main MTINJECT_X=1 \
 	"$TTOOLS/session-drive" spawn --perf "$MTJ_SRC/tests/fakes/fake-perf-env.sh" --out "$MTJ_TMP/env" \
 	--backend sampling -n 0 >env.out 2>&1 || { cat env.out env/perf.log; fail "driver failed"; }
 exec 7>&-
