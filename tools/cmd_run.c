@@ -22,6 +22,7 @@
 
 #include "decode/trace.h"
 #include "preload/config.h"
+#include "preload/symbols.h"
 #include "tools/commands.h"
 #include "tools/ctl_proto.h"
 #include "tools/common.h"
@@ -259,7 +260,66 @@ nomem:
 	return MTJ_EXIT_FAIL;
 }
 
-static int validate(const struct mtj_env *env)
+/* CMD as execvp would find it, or "" (then exec reports the problem itself). */
+static void find_command(const char *cmd, char *out, size_t outlen)
+{
+	out[0] = '\0';
+	if (strchr(cmd, '/')) {
+		snprintf(out, outlen, "%s", cmd);
+		return;
+	}
+	const char *path = getenv("PATH");
+	for (const char *p = path ? path : "/usr/local/bin:/usr/bin:/bin"; *p;) {
+		size_t len = strcspn(p, ":");
+		char cand[PATH_MAX];
+		int n = snprintf(cand, sizeof cand, "%.*s/%s", (int)len, len ? p : ".", cmd);
+		if (n > 0 && (size_t)n < sizeof cand && access(cand, X_OK) == 0) {
+			snprintf(out, outlen, "%s", cand);
+			return;
+		}
+		p += len + (p[len] == ':');
+	}
+}
+
+static bool is_elf(const char *path)
+{
+	char magic[4];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	bool elf = read(fd, magic, 4) == 4 && !memcmp(magic, "\177ELF", 4);
+	close(fd);
+	return elf;
+}
+
+/*
+ * Triggers that name a function of the executable (no @object) must exist in it: check in
+ * the file before running anything.  Scripts are skipped (their executable at run time is
+ * the interpreter), as are triggers on libraries (they may be dlopen'ed later).
+ */
+static int check_triggers(const struct mtj_config *cfg, const char *cmd)
+{
+	char exe[PATH_MAX], err[2048];
+	find_command(cmd, exe, sizeof exe);
+	if (!exe[0] || !is_elf(exe))
+		return 0;
+	struct mtj_sym_object obj = { .path = exe, .open_path = NULL, .bias = 0, .is_main = true };
+	for (size_t i = 0; i < cfg->ntriggers; i++) {
+		const struct mtj_trigger_spec *t = &cfg->triggers[i];
+		if (t->kind != MTJ_LOC_SYMBOL || t->object[0])
+			continue;
+		static struct mtj_location loc;
+		err[0] = '\0';
+		int rc = mtj_resolve_in_objects(t, &obj, 1, &loc, err, sizeof err);
+		if (rc == -ENOENT || rc == -EEXIST) {
+			mtj_tool_err("run", "trigger '%s': %s", t->text, err);
+			return MTJ_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+static int validate(const struct mtj_env *env, const char *cmd)
 {
 	static struct mtj_config cfg;  /* large: keep it off the stack */
 	char err[1024] = "";
@@ -277,7 +337,7 @@ static int validate(const struct mtj_env *env)
 		mtj_tool_err("run", "%s", err[0] ? err : strerror(-rc));
 		return MTJ_EXIT_USAGE;
 	}
-	return 0;
+	return check_triggers(&cfg, cmd);
 }
 
 /* ---- running CMD ------------------------------------------------------------------------ */
@@ -499,7 +559,7 @@ int mtj_cmd_run(int argc, char **argv)
 	char outdir[PATH_MAX];
 	rc = build_env(&o, args[0], &env, outdir, sizeof outdir);
 	if (!rc)
-		rc = validate(&env);
+		rc = validate(&env, args[0]);
 	if (!rc && (rc = mkdir_p(outdir)) != 0) {
 		mtj_tool_err("run", "cannot create %s: %s", outdir, strerror(-rc));
 		rc = MTJ_EXIT_FAIL;

@@ -33,7 +33,9 @@ $R -e LD_PRELOAD=libm.so.6 -- sh -c 'echo "$LD_PRELOAD"' >env3.out 2>/dev/null
 assert_eq "$(cat env3.out)" "libm.so.6:$MTJ_BUILD/libmtinject.so" "LD_PRELOAD appended"
 $R -e MTINJECT_LOG=quiet -e FOO=a=b -- sh -c 'echo "$MTINJECT_LOG $FOO"' >env4.out 2>/dev/null
 assert_eq "$(cat env4.out)" "quiet a=b" "-e assignments"
-$R -t 'a;b' -t c --multi -e MTINJECT_SESSION=none -- sh -c 'echo "$MTINJECT_TRIGGER"' >env5.out 2>/dev/null
+# (a script: its triggers name functions of the interpreter, so they are not looked up)
+printf '#!/bin/sh\necho "$MTINJECT_TRIGGER"\n' >show-trigger.sh && chmod +x show-trigger.sh
+$R -t 'a;b' -t c --multi -- ./show-trigger.sh >env5.out 2>/dev/null
 assert_eq "$(cat env5.out)" "a,count=all;b,count=all;c,count=all" "-t joined, --multi"
 
 # Shell-like failures of COMMAND itself.
@@ -65,6 +67,11 @@ assert_grep "give -t TRIGGER" bad4.err
 "$TOOL" run -t x --format svg -- touch started5 2>bad5.err
 assert_eq "$?" 2 "status of a bad --format"
 for i in 1 2 3 4 5; do [ -e started$i ] && fail "COMMAND ran despite bad configuration $i"; done
+# A trigger naming no function of the executable: found in the file, before anything runs.
+"$TOOL" run -t handle_requst -- "$PROGS/mt_worker" 10 >typo.out 2>typo.err
+assert_eq "$?" 2 "status of a trigger that names no function"
+assert_eq "$(cat typo.err)" "mtinject run: trigger 'handle_requst': no function 'handle_requst' in $PROGS/mt_worker (did you mean 'handle_request'?)" "typo message"
+[ -s typo.out ] && fail "COMMAND ran despite a trigger naming no function"
 
 # SIGTERM sent to mtinject reaches COMMAND; mtinject then exits like COMMAND did.
 $R -- sleep 30 >/dev/null 2>term.err &
