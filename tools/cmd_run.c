@@ -51,6 +51,8 @@ static void usage(FILE *f)
 		"recorder running beside it writes the moments before to a snapshot.  Afterwards the\n"
 		"snapshots are decoded into traces.  COMMAND's stdin, stdout, stderr and exit status\n"
 		"pass through unchanged; mtinject's own messages go to stderr.\n\n"
+		"The configuration is checked first, and triggers on functions of COMMAND's\n"
+		"executable are looked up in its file: a typo stops here, before COMMAND runs.\n\n"
 		"Options (they end at COMMAND; put `--` before a COMMAND that starts with '-'):\n"
 		"  -t, --trigger SPEC     snapshot when SPEC runs; repeatable, joined with ';'.\n"
 		"                         SPEC: FUNCTION[@OBJECT] | 0xADDR | OBJECT+0xOFF,\n"
