@@ -29,7 +29,7 @@ struct fthread {
 
 struct mtj_filter {
 	char *start, *stop;
-	uint32_t flags;
+	bool fed;                 /* regions come from observed branches only */
 	struct region *reg;
 	size_t nreg, regcap;
 	bool open;
@@ -93,8 +93,7 @@ static void mark(struct mtj_filter *f, uint64_t ts, const char *name)
 
 void mtj_filter_observe_branch(struct mtj_filter *f, const struct mtj_branch *b)
 {
-	if (f->flags & MTJ_FILTER_FROM_BEGINS)
-		return;
+	f->fed = true;
 	bool call = (b->flags & MTJ_BR_CALL) && !(b->flags & (MTJ_BR_TR_START | MTJ_BR_TR_END));
 	bool tail = (b->flags & MTJ_BR_JUMP) && b->to.symoff == 0 && b->to.sym &&
 		    !(b->flags & MTJ_BR_TR_START) &&
@@ -210,7 +209,7 @@ static int f_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts
 	int rc;
 	if (!t)
 		return -ENOMEM;
-	if (f->flags & MTJ_FILTER_FROM_BEGINS)
+	if (!f->fed)
 		mark(f, ts, name);
 	if ((rc = advance(f, t, ts, &inside)))
 		return rc;
@@ -308,14 +307,13 @@ int mtj_filter_attach(struct mtj_filter *f, struct mtj_writer *w)
 	return 0;
 }
 
-int mtj_filter_new(const char *start, const char *stop, uint32_t flags, struct mtj_filter **out)
+int mtj_filter_new(const char *start, const char *stop, struct mtj_filter **out)
 {
 	if (!start || !*start || !stop || !*stop)
 		return -EINVAL;
 	struct mtj_filter *f = calloc(1, sizeof(*f));
 	if (!f)
 		return -ENOMEM;
-	f->flags = flags;
 	f->start = strdup(start);
 	f->stop = strdup(stop);
 	f->strs = mtj_strtab_new();

@@ -10,11 +10,11 @@
  * (magic-trace drops it; a snapshot usually ends before STOP, so we keep it).
  *
  * Where regions come from:
- *  - MTJ_FILTER_FROM_BEGINS: the begins passing through (sampling: a frame that appears is a
- *    call), in the order they arrive;
- *  - otherwise mtj_filter_observe_branch() on the input branches, in input (time) order,
- *    before they reach the producer: the PT producer writes a thread's spans late, so its
- *    begins are not in global time order.
+ *  - the begins passing through (sampling: a frame that appears is a call), in the order
+ *    they arrive;
+ *  - once mtj_filter_observe_branch() has been called, only the input branches, in input
+ *    (time) order, before they reach the producer: the PT producer writes a thread's spans
+ *    late, so its begins are not in global time order.
  * A name matches a pattern when equal, or equal up to a '(' (C++ parameters) or '@' (symbol
  * version).
  */
@@ -28,8 +28,6 @@
 #include "decode/events.h"
 #include "decode/trace.h"
 
-#define MTJ_FILTER_FROM_BEGINS (1u << 0)
-
 struct mtj_filter;
 
 struct mtj_filter_stats {
@@ -41,7 +39,7 @@ struct mtj_filter_stats {
 /* "START,STOP" -> two malloc'd names (free both); -EINVAL with a message in err. */
 int mtj_filter_parse_spec(const char *spec, char **start, char **stop, char *err, size_t errlen);
 
-int mtj_filter_new(const char *start, const char *stop, uint32_t flags, struct mtj_filter **out);
+int mtj_filter_new(const char *start, const char *stop, struct mtj_filter **out);
 /* Interpose on `w` (opened by mtj_writer_open*); mtj_writer_close(w) closes through it.
  * Free the filter after that close. */
 int mtj_filter_attach(struct mtj_filter *f, struct mtj_writer *w);

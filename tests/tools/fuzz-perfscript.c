@@ -141,7 +141,7 @@ static int one(const char *buf, size_t len, unsigned *s, int *accepted)
 	struct run r = { 0 };
 	struct mtj_ptstack_opts o = { .max_buffered = 1 + rnd(s) % 64 };
 	if (!in || !out || mtj_writer_open(&w, (enum mtj_format)(rnd(s) % 3), out) ||
-	    mtj_filter_new("f", "g", 0, &r.filter) || mtj_filter_attach(r.filter, &w) ||
+	    mtj_filter_new("f", "g", &r.filter) || mtj_filter_attach(r.filter, &w) ||
 	    mtj_ptstack_new(&w, &o, &r.pt)) {
 		fprintf(stderr, "fuzz: set-up failed\n");
 		exit(1);

@@ -201,7 +201,7 @@ int main(int argc, char **argv)
 	if (filter_spec[0]) {
 		char *start, *stop, err[200];
 		if (mtj_filter_parse_spec(filter_spec, &start, &stop, err, sizeof(err)) ||
-		    mtj_filter_new(start, stop, 0, &r.filter) || mtj_filter_attach(r.filter, &w)) {
+		    mtj_filter_new(start, stop, &r.filter) || mtj_filter_attach(r.filter, &w)) {
 			fprintf(stderr, "golden-run: bad filter '%s'\n", filter_spec);
 			return 1;
 		}

@@ -39,7 +39,7 @@ static void test_name_matches(void **state)
 }
 
 /* JSON is one event per line: count lines with a given phase between two markers. */
-static char *run_json(void (*produce)(struct mtj_writer *w, struct mtj_filter *f), uint32_t flags,
+static char *run_json(void (*produce)(struct mtj_writer *w, struct mtj_filter *f),
 		      struct mtj_filter_stats *st)
 {
 	char *buf = NULL;
@@ -48,7 +48,7 @@ static char *run_json(void (*produce)(struct mtj_writer *w, struct mtj_filter *f
 	struct mtj_writer w;
 	struct mtj_filter *f;
 	assert_int_equal(mtj_writer_open(&w, MTJ_FORMAT_JSON, out), 0);
-	assert_int_equal(mtj_filter_new("start", "stop", flags, &f), 0);
+	assert_int_equal(mtj_filter_new("start", "stop", &f), 0);
 	assert_int_equal(mtj_filter_attach(f, &w), 0);
 	produce(&w, f);
 	assert_int_equal(mtj_writer_close(&w), 0);
@@ -92,7 +92,7 @@ static void test_regions_from_begins(void **state)
 {
 	(void)state;
 	struct mtj_filter_stats st;
-	char *json = run_json(produce_sampling_like, MTJ_FILTER_FROM_BEGINS, &st);
+	char *json = run_json(produce_sampling_like, &st);
 	assert_int_equal(st.regions, 1);
 	/* kept: main (cut to 20..70), start, x, hit; thread 2's loop cut to 20..70 */
 	assert_int_equal(count(json, "\"before\""), 0);
@@ -130,7 +130,7 @@ static void test_regions_from_branches_unfinished(void **state)
 {
 	(void)state;
 	struct mtj_filter_stats st;
-	char *json = run_json(produce_unfinished, 0, &st);
+	char *json = run_json(produce_unfinished, &st);
 	assert_int_equal(st.regions, 1);
 	assert_int_equal(count(json, "\"early\""), 0);
 	assert_int_equal(count(json, "\"start\""), 1);
@@ -150,7 +150,7 @@ static void test_no_region(void **state)
 {
 	(void)state;
 	struct mtj_filter_stats st;
-	char *json = run_json(produce_nothing_matches, MTJ_FILTER_FROM_BEGINS, &st);
+	char *json = run_json(produce_nothing_matches, &st);
 	assert_int_equal(st.regions, 0);
 	assert_int_equal(st.dropped, 2);
 	assert_int_equal(count(json, "\"main\""), 0);
