@@ -15,7 +15,9 @@
 #include <unistd.h>
 
 #include "decode/decode.h"
+#include "decode/decode_text.h"
 #include "decode/dlstream.h"
+#include "decode/filter.h"
 #include "decode/hits.h"
 #include "decode/sampling.h"
 
@@ -419,6 +421,7 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 	struct perf_child c = { .pid = -1, .rfd = -1 };
 	struct mtj_sampling_stats st;
 	struct mtj_writer w;
+	struct mtj_filter *filter = NULL;
 	char msgs[600];
 	int ret, rret, status;
 	FILE *out = fopen(res->path, "w");
@@ -435,7 +438,11 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 		set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
 		return MTJ_DECODE_EFAIL;
 	}
-	ret = mtj_dls_reader_new(&r.reader);
+	ret = o->filter_start ? mtj_filter_new(o->filter_start, o->filter_stop, &filter) : 0;
+	if (ret == 0 && filter)
+		ret = mtj_filter_attach(filter, &w);
+	if (ret == 0)
+		ret = mtj_dls_reader_new(&r.reader);
 	if (ret == 0)
 		ret = mtj_sampling_new(&w, &so, &r.sampling);
 	if (ret == 0)
@@ -503,6 +510,7 @@ out:
 	if (c.err)
 		fclose(c.err);
 	mtj_sampling_free(r.sampling);
+	mtj_filter_free(filter);
 	mtj_dls_reader_free(r.reader);
 	return ret;
 }
@@ -534,6 +542,8 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 	struct mtj_hits hits = { 0 };
 	size_t hits_input = (size_t)-1;
 
+	if (o->from_perf_script)
+		return mtj_decode_text(o, on_output, arg, err, errlen);
 	if (!o->ninputs) {
 		set_err(err, errlen, "no input given");
 		return MTJ_DECODE_EUSAGE;

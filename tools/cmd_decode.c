@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "decode/decode.h"
+#include "decode/filter.h"
 #include "tools/commands.h"
 #include "tools/common.h"
 
@@ -19,6 +20,7 @@
 
 static const char usage_text[] =
 	"usage: mtinject decode INPUT... [-o OUT] [--format json|fxt|folded] [--snapshot N|all] [--quiet]\n"
+	"       mtinject decode --from-perf-script FILE|- [-o OUT] [--format ...] [--filter START,STOP]\n"
 	"\n"
 	"Turn perf.data snapshots into traces.  INPUT is an output directory of mtinject\n"
 	"(perf.data.<timestamp> snapshots, hits.jsonl) or a perf.data file.\n"
@@ -30,6 +32,13 @@ static const char usage_text[] =
 	"                       trace format: Perfetto) or folded (flamegraph.pl, speedscope);\n"
 	"                       default: from OUT's extension, else json\n"
 	"  -s, --snapshot N|all decode only the N-th snapshot (1 = oldest) or all (default)\n"
+	"      --from-perf-script FILE|-\n"
+	"                       read `perf script` text (from any machine; - = stdin) instead of\n"
+	"                       perf.data: Intel PT branches (perf script --itrace=bep -F pid,tid,\n"
+	"                       time,flags,ip,addr,sym,symoff,dso) or samples with call chains\n"
+	"      --filter START,STOP\n"
+	"                       keep only the time between a call of START and the next call of\n"
+	"                       STOP (any thread)\n"
 	"  -q, --quiet          print nothing but errors\n"
 	"  -h, --help           this text\n"
 	"\n"
@@ -41,6 +50,8 @@ static const struct option long_opts[] = {
 	{ "format",   required_argument, NULL, 'f' },
 	{ "snapshot", required_argument, NULL, 's' },
 	{ "quiet",    no_argument,       NULL, 'q' },
+	{ "from-perf-script", required_argument, NULL, 'P' },
+	{ "filter",   required_argument, NULL, 'F' },
 	{ "help",     no_argument,       NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -49,6 +60,7 @@ struct cli {
 	struct mtj_decode_opts o;
 	bool quiet;
 	unsigned outputs;
+	char *filter_start, *filter_stop;    /* owned copies for c->o */
 };
 
 /* Returns -1 to go on, else the exit status. */
@@ -89,6 +101,24 @@ static int parse(int argc, char **argv, struct cli *c)
 		case 'q':
 			c->quiet = true;
 			break;
+		case 'P':
+			c->o.from_perf_script = optarg;
+			break;
+		case 'F': {
+			char ferr[200];
+
+			free(c->filter_start);
+			free(c->filter_stop);
+			if (mtj_filter_parse_spec(optarg, &c->filter_start, &c->filter_stop, ferr,
+						  sizeof(ferr)) < 0) {
+				c->filter_start = c->filter_stop = NULL;
+				mtj_tool_err(CMD, "%s", ferr);
+				return MTJ_EXIT_USAGE;
+			}
+			c->o.filter_start = c->filter_start;
+			c->o.filter_stop = c->filter_stop;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			fputs(mtj_tool_exit_help, stdout);
@@ -97,7 +127,7 @@ static int parse(int argc, char **argv, struct cli *c)
 			return mtj_tool_option_error(CMD, ch, long_opts, argv);
 		}
 	}
-	if (optind >= argc) {
+	if (optind >= argc && !c->o.from_perf_script) {
 		mtj_tool_err(CMD, "no INPUT given (an mtinject output directory or a perf.data file)");
 		fputs(usage_text, stderr);
 		return MTJ_EXIT_USAGE;
@@ -147,13 +177,18 @@ int mtj_cmd_decode(int argc, char **argv)
 	char err[1024] = "";
 	int ret = parse(argc, argv, &c);
 
-	if (ret >= 0)
+	if (ret >= 0) {
+		free(c.filter_start);
+		free(c.filter_stop);
 		return ret;
+	}
 	c.o.dlfilter = mtj_tool_dlfilter_path();
 	c.o.progress = !c.quiet && isatty(STDERR_FILENO);
 	c.o.warn = on_warn;
 	c.o.warn_arg = &c;
 	ret = mtj_decode_run(&c.o, on_output, &c, err, sizeof(err));
+	free(c.filter_start);
+	free(c.filter_stop);
 	if (ret < 0)
 		mtj_tool_err(CMD, "%s", err);
 	switch (ret) {
