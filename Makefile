@@ -80,6 +80,8 @@ PROG_BINS := $(patsubst tests/programs/%.c,$(BUILD)/tests/programs/%,$(PROG_C)) 
 # Test utilities (trace checkers, readers) link the core like unit tests do.
 TTOOL_SRCS := $(sort $(wildcard tests/tools/*.c))
 TTOOL_BINS := $(patsubst tests/tools/%.c,$(BUILD)/tests/tools/%,$(TTOOL_SRCS))
+BENCH_SRCS := $(sort $(wildcard tests/bench/*.c))
+BENCH_BINS := $(patsubst tests/bench/%.c,$(BUILD)/tests/bench/%,$(BENCH_SRCS))
 EXAMPLE_MK := $(wildcard docs/examples/Makefile)
 
 LIBS_COMMON := $(ELF_LIBS) -lpthread -ldl
@@ -132,15 +134,19 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) $(SAN_TOOL) -Wno-missing-prototypes -o $@ $< $(CORE_A) $(UNW_LIBS) $(LIBS_COMMON)
 
+$(BUILD)/tests/bench/%: tests/bench/%.c $(CORE_A)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(CORE_A) $(UNW_LIBS) $(LIBS_COMMON)
+
 # Test programs: frame pointers and no inlining, so traces show every function.
-PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -mno-omit-leaf-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-pure-const -Iinclude
-$(BUILD)/tests/programs/%.so: tests/programs/%.c
+PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-pure-const -Iinclude
+$(BUILD)/tests/programs/%.so: tests/programs/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_FLAGS) -Wall -Werror -fPIC -shared -o $@ $<
-$(BUILD)/tests/programs/%: tests/programs/%.c
+$(BUILD)/tests/programs/%: tests/programs/%.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(PROG_FLAGS) -Wall -Werror -o $@ $< -lpthread -ldl
-$(BUILD)/tests/programs/%: tests/programs/%.cc
+$(BUILD)/tests/programs/%: tests/programs/%.cc Makefile
 	@mkdir -p $(dir $@)
 	$(CXX) $(PROG_FLAGS) -Wall -Werror -o $@ $< -lpthread -ldl
 
@@ -150,7 +156,7 @@ $(BUILD)/tests/programs/trig_early: tests/programs/trig_early.c $(BUILD)/tests/p
 	    -Wl,-rpath,'$$ORIGIN' -lpthread
 
 programs: $(PROG_BINS)
-build: all $(UNIT_BINS) $(TTOOL_BINS) programs
+build: all $(UNIT_BINS) $(TTOOL_BINS) $(BENCH_BINS) programs
 
 unit: build
 	@tests/run-unit.sh $(BUILD)

@@ -32,7 +32,8 @@ extern "C" {
  *   0         the request was queued
  *   -ENOTCONN mtinject is loaded but not tracing (configuration error, perf unavailable,
  *             MTINJECT_SESSION=none records the hit only and also returns 0)
- *   -EBUSY    coalesced into a snapshot already in progress (counted, not lost)
+ *   -EBUSY    too many requests in flight: this one was dropped (and counted in the
+ *             summary); requests that arrive together are served by one snapshot
  * Safe to call from any thread; async-signal-safe.
  */
 MTINJECT_API int mtinject_snapshot(const char *reason);

@@ -19,10 +19,12 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <link.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <time.h>
 #include <ucontext.h>
 #include <unistd.h>
@@ -35,6 +37,8 @@ static sigaction_fn real_sigaction_fn;
 static struct sigaction app_action[NSIG];
 static _Atomic unsigned char owned[NSIG];     /* we hold the kernel disposition */
 static _Atomic int fatal_taken;
+/* Our own code, left out of backtraces taken from inside it (mtinject_snapshot, exit). */
+static uint64_t self_lo, self_hi;
 
 static int real_sigaction(int sig, const struct sigaction *act, struct sigaction *old)
 {
@@ -56,9 +60,41 @@ uint64_t mtj_now_ns(void)
 
 static pid_t self_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
+/*
+ * SIGNAL CONTEXT.  Frame-pointer walk, for fork children: there glibc may leave the
+ * loader's write lock held by the parent's thread, and libunwind takes it (through
+ * dl_iterate_phdr) on every step.  process_vm_readv() on ourselves reads the frames
+ * without any risk of faulting on a bad frame pointer.
+ */
+static void fp_backtrace(struct mtj_hit *h, const ucontext_t *uc)
+{
+	uint64_t fp = (uint64_t)uc->uc_mcontext.gregs[REG_RBP];
+	uint64_t sp = (uint64_t)uc->uc_mcontext.gregs[REG_RSP];
+	uint64_t ra;
+	/* At a function's first instruction the return address is at [rsp]. */
+	struct iovec local = { &ra, sizeof(ra) }, remote = { (void *)(uintptr_t)sp, sizeof(ra) };
+	if (process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof(ra) && ra)
+		h->bt[h->nbt++] = ra;
+	while (h->nbt < MTJ_BT_MAX && fp > sp && fp - sp < (64u << 20)) {
+		uint64_t frame[2];
+		struct iovec l = { frame, sizeof(frame) }, r = { (void *)(uintptr_t)fp, sizeof(frame) };
+		if (process_vm_readv(getpid(), &l, 1, &r, 1, 0) != sizeof(frame) || !frame[1])
+			break;
+		h->bt[h->nbt++] = frame[1];
+		if (frame[0] <= fp)
+			break;
+		fp = frame[0];
+	}
+}
+
 /* SIGNAL CONTEXT. */
 static void fill_backtrace(struct mtj_hit *h, const void *ucontext)
 {
+	if (mtj_rt.fork_child) {
+		if (ucontext)
+			fp_backtrace(h, ucontext);
+		return;
+	}
 	unw_cursor_t cur;
 	unw_context_t ctx;
 	int rc;
@@ -71,10 +107,14 @@ static void fill_backtrace(struct mtj_hit *h, const void *ucontext)
 	if (rc < 0)
 		return;
 	/* The first frame is where we are (the trigger's entry, or our own API function). */
+	bool ours = !ucontext;
 	while (h->nbt < MTJ_BT_MAX && unw_step(&cur) > 0) {
 		unw_word_t ip = 0;
 		if (unw_get_reg(&cur, UNW_REG_IP, &ip) < 0 || ip == 0)
 			break;
+		if (ours && ip >= self_lo && ip < self_hi)
+			continue;
+		ours = false;
 		h->bt[h->nbt++] = ip;
 	}
 }
@@ -272,9 +312,28 @@ static int own_signal(int sig, void (*fn)(int, siginfo_t *, void *))
 	return 0;
 }
 
+static int self_range_cb(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	if ((uintptr_t)info->dlpi_addr != (uintptr_t)arg)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+			self_lo = info->dlpi_addr + ph->p_vaddr;
+			self_hi = self_lo + ph->p_memsz;
+		}
+	}
+	return 1;
+}
+
 int mtj_handlers_install(void)
 {
 	int rc;
+	Dl_info dli;
+	/* Once per process image: a fork child inherits it (and must not call the loader). */
+	if (!self_hi && dladdr((void *)(uintptr_t)mtj_hit_record, &dli) && dli.dli_fbase)
+		dl_iterate_phdr(self_range_cb, dli.dli_fbase);
 	if (mtj_rt.ntrig > 0 && (rc = own_signal(SIGTRAP, on_sigtrap)) < 0)
 		return rc;
 	if (mtj_rt.cfg.on & MTJ_ON_CRASH) {

@@ -140,6 +140,7 @@ static void serve(struct mtj_hit *batch, size_t n)
 	for (size_t i = 0; i < n; i++) {
 		struct mtj_hit_outcome o;
 		outcome_for(&batch[i], &o);
+		o.no_symbols = mtj_rt.fork_child;
 		if (batch[i].decision == MTJ_SNAP_YES) {
 			o.snapshot = rc == 0;
 			o.why = rc == 0 ? NULL : (rc == -ENOTCONN ? "no perf session" : "snapshot failed");

@@ -102,7 +102,7 @@ size_t mtj_hitlog_format(char *buf, size_t cap, pid_t pid, const struct mtj_hit 
 		off = put_hex_array(buf, off, cap, "args", h->args, 6);
 	off = put_hex_array(buf, off, cap, "backtrace", h->bt, h->nbt);
 	off = put(buf, off, cap, ",\"frames\":[");
-	for (unsigned i = 0; i < h->nbt; i++) {
+	for (unsigned i = 0; i < h->nbt && !o->no_symbols; i++) {
 		char sym[256], obj[512], frame[800];
 		/* A return address points after the call: look up ra-1 so the caller is found. */
 		if (mtj_symbolize_self(h->bt[i] - 1, sym, sizeof(sym), obj, sizeof(obj)) == 0) {

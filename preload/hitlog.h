@@ -18,6 +18,7 @@ struct mtj_hit_outcome {
 	const char *why;            /* when not */
 	const char *snapshot_file;  /* file name inside OUTDIR, or NULL */
 	uint64_t coalesced;         /* other requests served by the same snapshot */
+	int no_symbols;             /* leave "frames" out (see runtime.h: fork_child) */
 };
 
 /* Format one line (with '\n') into buf; returns its length, truncating frames if needed. */

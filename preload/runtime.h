@@ -58,6 +58,10 @@ struct mtj_runtime {
 	char program[256];
 	_Atomic int phase;
 	bool hits_only;                     /* MTINJECT_SESSION=none, or perf unavailable */
+	/* Tracing in a fork child (MTINJECT_FOLLOW_FORK=trace): glibc can leave the loader's
+	 * write lock held there, so nothing may call dl_iterate_phdr: backtraces come from
+	 * frame pointers and hits.jsonl carries raw addresses only. */
+	bool fork_child;
 	struct mtj_trigger_rt trig[MTJ_HW_BREAKPOINTS];
 	size_t ntrig;
 	struct mtj_ring ring;

@@ -249,32 +249,31 @@ void mtj_start(void)
 	int saved = errno;
 	char err[2048] = "";
 	const char *marker = env_get(MTJ_MARKER_ENV);
-	int rc = mtj_config_parse(&mtj_rt.cfg, env_get, err, sizeof(err));
+	extern char **environ;
+	int rc = mtj_config_load(&mtj_rt.cfg, env_get, environ, err, sizeof(err));
 	if (marker && !(rc == 0 && mtj_rt.cfg.follow_exec))
 		goto out; /* an exec'd descendant stays dormant */
-	if (rc == 0) {
-		extern char **environ;
-		rc = mtj_config_check_unknown(environ, err, sizeof(err));
-	}
-	if (rc == 0 && mtj_rt.cfg.log_file[0]) {
+	/* Even after an error the configuration holds valid log settings: use them to report. */
+	if (mtj_rt.cfg.log_file[0]) {
 		int fd = open(mtj_rt.cfg.log_file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 		if (fd < 0)
 			mtj_log(MTJ_LOG_ERROR, "MTINJECT_LOG_FILE: cannot open '%s': %s; logging to stderr",
 				mtj_rt.cfg.log_file, strerror(errno));
 		else
 			mtj_log_setup(mtj_rt.cfg.log_level, fd);
-	} else if (rc == 0) {
+	} else {
 		mtj_log_setup(mtj_rt.cfg.log_level, 2);
 	}
+	/* Descendants that exec with our LD_PRELOAD stay quiet, whatever happens here. */
+	char pidbuf[32];
+	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)getpid());
+	setenv(MTJ_MARKER_ENV, pidbuf, 1);
 	if (rc < 0) {
 		config_failed(err);
 		goto out;
 	}
 	mtj_rt.pid = getpid();
 	snprintf(mtj_rt.program, sizeof(mtj_rt.program), "%s", program_invocation_short_name);
-	char pidbuf[32];
-	snprintf(pidbuf, sizeof(pidbuf), "%d", (int)mtj_rt.pid);
-	setenv(MTJ_MARKER_ENV, pidbuf, 1);
 	if (resolve_triggers() < 0)
 		goto out;
 	pthread_atfork(mtj_symcache_lock, mtj_symcache_unlock, child_after_fork);
@@ -349,6 +348,7 @@ static void child_after_fork(void)
 		mtj_rt.wake_rd = mtj_rt.wake_wr = -1;
 		mtj_rt.cfg.output[0] = '\0';   /* a directory of its own */
 		mtj_rt.pid = getpid();
+		mtj_rt.fork_child = true;
 		snprintf(mtj_rt.program, sizeof(mtj_rt.program), "%s", program_invocation_short_name);
 		/* Same address space layout as the parent: the resolved locations still hold. */
 		mtj_rt.ntrig = cfg.ntriggers;

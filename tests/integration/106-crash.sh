@@ -10,7 +10,7 @@ assert_grep '"kind":"crash"' out/hits.jsonl
 assert_grep '"reason":"crash: SIGSEGV"' out/hits.jsonl
 assert_grep '"snapshot":true' out/hits.jsonl
 snap=$(sed -n 's/.*"snapshot_file":"\([^"]*\)".*/\1/p' out/hits.jsonl)
-perf script -i "out/$snap" -F sym 2>/dev/null | grep -q "spin_ms\|main" || fail "the crash snapshot has no samples of the crashing program"
+perf script -i "out/$snap" -F ip,sym 2>/dev/null | grep -q "spin_ms\|main" || fail "the crash snapshot has no samples of the crashing program"
 sleep 0.2
 pgrep -f "perf record.*$PWD/out" >/dev/null && fail "perf outlived the crashed program"
 exit 0

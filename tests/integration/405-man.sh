@@ -18,7 +18,7 @@ done <commands
 # Options: every --long option a command's --help shows appears in the page.
 missing=""
 while read -r c; do
-	for o in $("$TOOL" "$c" --help | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+	for o in $("$TOOL" "$c" --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | grep -o -- '--[a-z-]*' | sort -u); do
 		[ "$o" = "--help" ] && continue
 		pat=$(printf '%s' "$o" | sed 's/-/\\\\-/g')
 		grep -q -- "$pat" "$page" || missing="$missing $c:$o"
