@@ -56,7 +56,8 @@ TOOL_SRCS     := $(sort $(wildcard tools/*.c))
 LIB_OBJS   := $(patsubst %.c,$(BUILD)/lib/%.o,$(PRELOAD_SRCS) $(CONTROL_SRCS))
 # The in-process runtime (constructor, handlers, interposed sigaction/dlopen, helper thread)
 # exists only in the preload; the tool and the unit tests get the reusable modules.
-PRELOAD_ONLY := preload/main.c preload/start.c preload/handler.c preload/helper.c preload/arm.c preload/api.c
+PRELOAD_ONLY := preload/main.c preload/start.c preload/handler.c preload/helper.c preload/arm.c preload/api.c \
+                preload/exec.c
 TOOL_OBJS  := $(patsubst %.c,$(BUILD)/obj/%.o,$(TOOL_SRCS) $(DECODE_SRCS) $(CONTROL_SRCS) \
                 $(filter-out $(PRELOAD_ONLY),$(PRELOAD_SRCS)))
 DLF_OBJS   := $(patsubst %.c,$(BUILD)/dlf/%.o,$(DLFILTER_SRCS))

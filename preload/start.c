@@ -364,26 +364,35 @@ static void child_after_fork(void)
 
 /*
  * _exit()/_Exit() skip destructors, so a program (or a fork child) that leaves that way would
- * leave perf running and queued hits unwritten.  _exit may be called from a signal handler:
- * here we only disable the breakpoints and let the helper thread do the work, waiting for it
- * with nanosleep (bounded).
+ * leave perf running and queued hits unwritten; exec*() (exec.c) replaces the recorded image.
+ * Both may happen in a signal handler or after vfork(): here we only record (the exit
+ * snapshot, for _exit), disable the breakpoints and let the helper thread stop perf, waiting
+ * for it with nanosleep (bounded).
  */
-static void quick_finish(void)
+void mtj_quiesce(const char *why)
 {
 	if (atomic_load(&mtj_rt.phase) != MTJ_PHASE_ACTIVE)
 		return;
+	int saved = errno;
+	if ((mtj_rt.cfg.on & MTJ_ON_EXIT) && why[0] == '_') {
+		int d = mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead) ? MTJ_SNAP_NO_SESSION : MTJ_SNAP_YES;
+		uint64_t seq = mtj_hit_record(MTJ_HIT_EXIT, -1, d, 0, NULL, 0, why, 0);
+		mtj_hit_wait(seq, MTJ_FATAL_WAIT_MS);
+	}
 	atomic_store(&mtj_rt.phase, MTJ_PHASE_EXITING);
 	for (size_t i = 0; i < mtj_rt.ntrig; i++)
 		mtj_disarm_trigger(i, MTJ_TRIG_DONE);
-	mtj_helper_finish_async(MTJ_FATAL_WAIT_MS);
+	if (!mtj_helper_finish_async(MTJ_FATAL_WAIT_MS))
+		mtj_log_sigsafe(MTJ_LOG_ERROR, "perf was not stopped in time before ", why, -1);
 	registry_remove();
+	errno = saved;
 }
 
 typedef void (*exit_fn)(int);
 
 __attribute__((visibility("default"), noreturn)) void _exit(int status)
 {
-	quick_finish();
+	mtj_quiesce("_exit");
 	exit_fn real = (exit_fn)dlsym(RTLD_NEXT, "_exit");
 	if (real)
 		real(status);

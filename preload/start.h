@@ -8,4 +8,9 @@ void mtj_start(void);
 /* At exit: MTINJECT_ON=exit snapshot, stop perf (bounded), remove the control FIFO. */
 void mtj_finish(void);
 
+/* Before _exit() or exec: stop tracing from any context (async-signal-safe on our side;
+ * the helper thread does the work).  `why` starting with '_' (an _exit) also takes the
+ * MTINJECT_ON=exit snapshot. */
+void mtj_quiesce(const char *why);
+
 #endif

@@ -207,6 +207,20 @@ int main(int argc, char **argv)
 		printf("exiting 5\n");
 		return 5;
 	}
+	if (!strcmp(mode, "_exit")) {
+		spin_ms(50);
+		printf("leaving through _exit(4)\n");
+		fflush(stdout);
+		_exit(4);
+	}
+	if (!strcmp(mode, "exec")) {
+		spin_ms(50);
+		target_fn(3);
+		printf("exec sleep\n");
+		fflush(stdout);
+		execlp("sleep", "sleep", argc > 2 ? argv[2] : "1", (char *)NULL);
+		return 127;
+	}
 	if (!strcmp(mode, "usr1")) {
 		spin_ms(30);
 		kill(getpid(), SIGUSR1);
