@@ -137,7 +137,7 @@ $(BUILD)/tests/tools/%: tests/tools/%.c $(CORE_A)
 
 $(BUILD)/tests/bench/%: tests/bench/%.c $(CORE_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) -Wno-missing-prototypes -o $@ $< $(CORE_A) $(UNW_LIBS) $(LIBS_COMMON)
+	$(CC) $(CPPFLAGS) $(BASEFLAGS) $(CFLAGS) $(SAN_TOOL) -Wno-missing-prototypes -o $@ $< $(CORE_A) $(UNW_LIBS) $(LIBS_COMMON)
 
 # Test programs: frame pointers and no inlining, so traces show every function.
 PROG_FLAGS := -O1 -g -fno-omit-frame-pointer -fno-inline -fno-optimize-sibling-calls -fno-ipa-pure-const -Iinclude

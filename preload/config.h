@@ -157,6 +157,9 @@ const char *mtj_number_problem(int rc);
 /* Index of the candidate closest to `word` (case-insensitive edit distance), or n when none
  * is close enough to be worth suggesting. */
 size_t mtj_suggest(const char *word, const char *const *cands, size_t n);
+/* Optimal-string-alignment distance (a swap of neighbours counts 1), ignoring case; words
+ * longer than 64 characters are SIZE_MAX apart.  Shared by every "did you mean". */
+size_t mtj_edit_distance(const char *a, const char *b);
 /* snprintf into err (which may be NULL when errlen is 0). */
 void mtj_config_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -189,8 +189,7 @@ static int lower_at(const char *s, size_t i)
 	return tolower((unsigned char)s[i]);
 }
 
-/* Optimal-string-alignment distance (a swap of neighbours counts 1), ignoring case. */
-static size_t edit_distance(const char *a, const char *b)
+size_t mtj_edit_distance(const char *a, const char *b)
 {
 	enum { MAXW = 64 };
 	size_t la = strlen(a), lb = strlen(b);
@@ -224,7 +223,7 @@ size_t mtj_suggest(const char *word, const char *const *cands, size_t n)
 	size_t best = n, best_d = SIZE_MAX;
 
 	for (size_t i = 0; i < n; i++) {
-		size_t d = edit_distance(word, cands[i]);
+		size_t d = mtj_edit_distance(word, cands[i]);
 		size_t limit = (strlen(cands[i]) + 1) / 3;
 
 		/* A suggestion further away than about a third of the word is noise ("FOO" -> "ON"). */

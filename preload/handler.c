@@ -16,6 +16,7 @@
 
 #include "preload/breakpoint.h"
 #include "preload/log.h"
+#include "preload/start.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -281,6 +282,10 @@ static void on_watched(int sig, siginfo_t *si, void *uc)
 							      dies ? MTJ_HITF_FATAL : 0);
 				if (seq && !mtj_hit_wait(seq, MTJ_FATAL_WAIT_MS))
 					mtj_log_sigsafe(MTJ_LOG_ERROR, "timed out waiting for the snapshot of ", reason, -1);
+				/* The process dies now: leave nothing behind (perf was stopped with the
+				 * snapshot; this also removes the control FIFO and the registry link). */
+				if (dies)
+					mtj_quiesce("crash");
 			}
 		} else {
 			int d = mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead) ? MTJ_SNAP_NO_SESSION : MTJ_SNAP_YES;

@@ -3,6 +3,8 @@
  */
 #include "tools/common.h"
 
+#include "preload/config.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -137,32 +139,6 @@ void mtj_tool_err(const char *cmd, const char *fmt, ...)
 		fprintf(stderr, "mtinject %s: %s\n", cmd, msg);
 	else
 		fprintf(stderr, "mtinject: %s\n", msg);
-}
-
-size_t mtj_edit_distance(const char *a, const char *b)
-{
-	/* Optimal string alignment: a swap of two neighbours ("rnu") counts as one edit. */
-	size_t la = strlen(a), lb = strlen(b);
-	if (la > 64 || lb > 64)
-		return SIZE_MAX;
-	size_t d[65][65];
-	for (size_t i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (size_t j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (size_t i = 1; i <= la; i++) {
-		for (size_t j = 1; j <= lb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	}
-	return d[la][lb];
 }
 
 const char *mtj_closest(const char *word, const char *const *cands, size_t n)

@@ -50,8 +50,6 @@ const char *mtj_tool_selfdir(void);
 /* "mtinject: " or "mtinject CMD: " + message + newline, to stderr. */
 void mtj_tool_err(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Levenshtein distance, for "did you mean" suggestions. */
-size_t mtj_edit_distance(const char *a, const char *b);
 /* The candidate closest to `word`, or NULL when nothing is close enough to suggest. */
 const char *mtj_closest(const char *word, const char *const *cands, size_t n);
 

@@ -14,3 +14,7 @@ perf script -i "out/$snap" -F ip,sym 2>/dev/null | grep -q "spin_ms\|main" || fa
 sleep 0.2
 pgrep -f "perf record.*$PWD/out" >/dev/null && fail "perf outlived the crashed program"
 exit 0
+[ -e out/control ] && fail "control FIFO left behind by the dying process"
+pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' out/hits.jsonl | head -n 1)
+[ -L "/tmp/mtinject-$(id -u)/$pid" ] && fail "registry link left behind by the dying process"
+exit 0

@@ -9,3 +9,7 @@ assert_same_behaviour
 assert_grep '"reason":"abort: SIGABRT"' out/hits.jsonl
 assert_grep '"snapshot":true' out/hits.jsonl
 assert_grep 'Assertion' traced.err
+[ -e out/control ] && fail "control FIFO left behind by the dying process"
+pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' out/hits.jsonl | head -n 1)
+[ -L "/tmp/mtinject-$(id -u)/$pid" ] && fail "registry link left behind by the dying process"
+exit 0

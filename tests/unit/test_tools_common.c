@@ -10,6 +10,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "preload/config.h"
 #include "tools/common.h"
 
 static void test_edit_distance(void **state)
