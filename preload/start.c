@@ -299,13 +299,16 @@ void mtj_finish(void)
 	mtj_helper_shutdown(15000);
 	registry_remove();
 	uint64_t dropped = atomic_load(&mtj_rt.ring.dropped);
-	uint64_t hits = 0;
-	for (size_t i = 0; i < mtj_rt.ntrig; i++)
+	uint64_t hits = 0, gap = 0;
+	for (size_t i = 0; i < mtj_rt.ntrig; i++) {
 		hits += atomic_load(&mtj_rt.trig[i].c.hits);
-	mtj_log(MTJ_LOG_INFO, "done: %llu trigger hits, %llu snapshots, %llu coalesced, %llu failed%s in %s",
+		gap += atomic_load(&mtj_rt.trig[i].c.coalesced);
+	}
+	mtj_log(MTJ_LOG_INFO,
+		"done: %llu trigger hits, %llu snapshots (%llu requests served by a shared snapshot, %llu held back by min-gap), %llu failed; in %s",
 		(unsigned long long)hits, (unsigned long long)atomic_load(&mtj_rt.snapshots_taken),
-		(unsigned long long)atomic_load(&mtj_rt.requests_coalesced),
-		(unsigned long long)atomic_load(&mtj_rt.snapshot_failures), "", mtj_rt.outdir);
+		(unsigned long long)atomic_load(&mtj_rt.requests_coalesced), (unsigned long long)gap,
+		(unsigned long long)atomic_load(&mtj_rt.snapshot_failures), mtj_rt.outdir);
 	if (dropped)
 		mtj_log(MTJ_LOG_ERROR, "%llu hits arrived faster than they could be recorded and were dropped (counted, not written)",
 			(unsigned long long)dropped);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -127,6 +128,28 @@ static int mode_own_sigtrap(void)
 	return traps == 2 ? 0 : 1;
 }
 
+static sigjmp_buf recover;
+
+static void on_segv(int sig)
+{
+	(void)sig;
+	siglongjmp(recover, 1);
+}
+
+/* A program that handles its own SIGSEGV (installed after the preload's) and recovers. */
+static int mode_own_segv(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_segv;
+	sigaction(SIGSEGV, &sa, NULL);
+	spin_ms(30);
+	if (sigsetjmp(recover, 1) == 0)
+		*(volatile int *)(uintptr_t)8 = 1;
+	printf("recovered from SIGSEGV\n");
+	return 0;
+}
+
 static void *blocked_body(void *arg)
 {
 	(void)arg;
@@ -228,6 +251,8 @@ int main(int argc, char **argv)
 		printf("survived SIGUSR1\n");
 		return 0;
 	}
+	if (!strcmp(mode, "own-segv"))
+		return mode_own_segv();
 	if (!strcmp(mode, "own-sigtrap"))
 		return mode_own_sigtrap();
 	if (!strcmp(mode, "blocked"))
