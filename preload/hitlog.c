@@ -108,6 +108,11 @@ size_t mtj_hitlog_format(char *buf, size_t cap, pid_t pid, const struct mtj_hit 
 		if (mtj_symbolize_self(h->bt[i] - 1, sym, sizeof(sym), obj, sizeof(obj)) == 0) {
 			const char *base = strrchr(obj, '/');
 			snprintf(frame, sizeof(frame), "%s (%s)", sym, base ? base + 1 : obj);
+		} else if (obj[0]) {
+			/* No symbol covers it (a stripped library's internal function): say where. */
+			const char *base = strrchr(obj, '/');
+			snprintf(frame, sizeof(frame), "0x%llx (%s)", (unsigned long long)h->bt[i],
+				 base ? base + 1 : obj);
 		} else {
 			snprintf(frame, sizeof(frame), "0x%llx", (unsigned long long)h->bt[i]);
 		}

@@ -3,7 +3,7 @@
 # then decode the snapshot.  Usage: tests/demo.sh BUILD
 set -e
 build=$(cd "${1:-build}" && pwd)
-out=$PWD/mtinject-demo
+out=$build/demo
 rm -rf "$out"
 echo "== running: MTINJECT_TRIGGER=report_slow_request LD_PRELOAD=$build/libmtinject.so $build/tests/programs/demo"
 MTINJECT_TRIGGER=report_slow_request MTINJECT_OUTPUT="$out" MTINJECT_LOG=info \

@@ -41,7 +41,7 @@ static void handle_request(int id)
 	uint64_t start = now_us();
 	parse_request(id);
 	lookup_cache(id);
-	if (id % 37 == 36)
+	if (id % 150 == 149)
 		rebuild_cache_entry(id);   /* the rare slow path */
 	render_response(id);
 	uint64_t took = now_us() - start;
@@ -55,7 +55,7 @@ static void *worker(void *arg)
 	char name[16];
 	snprintf(name, sizeof(name), "worker-%d", first);
 	pthread_setname_np(pthread_self(), name);
-	for (int id = first; id < 200; id += 2)
+	for (int id = first; id < 400; id += 2)
 		handle_request(id);
 	return NULL;
 }
@@ -67,6 +67,6 @@ int main(void)
 		pthread_create(&t[i], NULL, worker, (void *)(intptr_t)i);
 	for (int i = 0; i < 2; i++)
 		pthread_join(t[i], NULL);
-	printf("served 200 requests\n");
+	printf("served 400 requests\n");
 	return 0;
 }
