@@ -4,7 +4,7 @@
  * A program (or a test harness linked into it) may ask the preloaded library for a snapshot
  * of the moments before "now".  The same binary must also run without the preload, so call
  * the API through the MTINJECT_SNAPSHOT()/MTINJECT_ACTIVE() macros, which use weak
- * references: without libmtinject.so loaded they do nothing and return 0 / -1.
+ * references: without libmtinject.so loaded they do nothing and return -1.
  *
  *     #include <mtinject.h>
  *     if (!ok) MTINJECT_SNAPSHOT("checksum mismatch");

@@ -172,17 +172,36 @@ static void drain_ring(void)
 }
 
 /* `mtinject stop`: disarm everything and end the perf session; the program runs on. */
+/* A request from `mtinject snapshot|stop`, as a hit of the process's main thread. */
+static void request_hit(struct mtj_hit *h, const char *id, const char *reason)
+{
+	memset(h, 0, sizeof(*h));
+	h->kind = MTJ_HIT_REQUEST;
+	h->trigger = -1;
+	h->tid = mtj_rt.pid;
+	snprintf(h->thread, sizeof(h->thread), "mtinject");
+	h->time_ns = mtj_now_ns();
+	snprintf(h->request, sizeof(h->request), "%.47s", id);
+	snprintf(h->reason, sizeof(h->reason), "%.127s", reason);
+}
+
+/* `mtinject stop`: disarm everything and end the perf session; the program runs on. */
 static void do_stop(const char *id)
 {
 	for (size_t i = 0; i < mtj_rt.ntrig; i++)
 		mtj_disarm_trigger(i, MTJ_TRIG_DONE);
 	stop_session();
-	char line[256];
-	size_t off = 0;
-	off = (size_t)snprintf(line, sizeof(line), "{\"kind\":\"request\",\"request\":\"");
-	off = mtj_json_escape(line, off, sizeof(line) - 24, id);
-	off += (size_t)snprintf(line + off, sizeof(line) - off, "\",\"stopped\":true}\n");
-	write_line(line, off);
+	struct mtj_hit h;
+	request_hit(&h, id, "mtinject stop");
+	struct mtj_hit_outcome o = { .snapshot = 0 };
+	static char line[4096];
+	size_t len = mtj_hitlog_format(line, sizeof(line) - 32, mtj_rt.pid, &h, &o);
+	/* The same record plus "stopped":true, which `mtinject stop` waits for. */
+	if (len >= 2 && line[len - 2] == '}') {
+		len -= 2;
+		len += (size_t)snprintf(line + len, sizeof(line) - len, ",\"stopped\":true}\n");
+	}
+	write_line(line, len);
 }
 
 static void handle_command(char *cmd)
@@ -199,15 +218,8 @@ static void handle_command(char *cmd)
 		do_stop(id);
 	} else if (strcmp(verb, "snapshot") == 0) {
 		struct mtj_hit h;
-		memset(&h, 0, sizeof(h));
-		h.kind = MTJ_HIT_REQUEST;
-		h.trigger = -1;
+		request_hit(&h, id, rest ? rest : "mtinject snapshot");
 		h.decision = (mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead)) ? MTJ_SNAP_NO_SESSION : MTJ_SNAP_YES;
-		h.tid = mtj_rt.pid;
-		snprintf(h.thread, sizeof(h.thread), "mtinject");
-		h.time_ns = mtj_now_ns();
-		snprintf(h.request, sizeof(h.request), "%.47s", id);
-		snprintf(h.reason, sizeof(h.reason), "%.127s", rest ? rest : "mtinject snapshot");
 		serve(&h, 1);
 	} else {
 		mtj_log(MTJ_LOG_ERROR, "%s/control: unknown command '%s' (valid: snapshot, stop)", mtj_rt.outdir, verb);
