@@ -19,6 +19,8 @@
 #include "decode/dlstream.h"
 #include "decode/filter.h"
 #include "decode/hits.h"
+#include "decode/perfscript.h"
+#include "decode/ptstack.h"
 #include "decode/sampling.h"
 
 #define PIPE_SIZE      (1 << 20)
@@ -292,6 +294,45 @@ static int on_sample(void *arg, const struct mtj_sample *smp, uint64_t period_ns
 	return 0;
 }
 
+/* perf script text (DWARF and PT recordings): the same sampling state, or PT reconstruction. */
+struct text_ctx {
+	struct run *r;
+	struct mtj_writer *w;
+	struct mtj_ptstack *pt;
+	const struct mtj_decode_opts *o;
+	const char *file;
+	unsigned long samples;
+};
+
+static int text_sample(void *ctx, const struct mtj_sample *smp)
+{
+	struct text_ctx *t = ctx;
+	t->samples++;
+	return on_sample(t->r, smp, 0);
+}
+
+static int text_branch(void *ctx, const struct mtj_branch *b)
+{
+	struct text_ctx *t = ctx;
+	int rc;
+	if (!t->pt && (rc = mtj_ptstack_new(t->w, NULL, &t->pt)) < 0)
+		return t->r->ret = rc;
+	if ((rc = mtj_ptstack_add(t->pt, b)) < 0)
+		t->r->ret = rc;
+	return rc;
+}
+
+static void text_warn(void *ctx, const char *file, unsigned long line, const char *msg)
+{
+	struct text_ctx *t = ctx;
+	char wmsg[700];
+	(void)file;
+	if (!t->o->warn)
+		return;
+	snprintf(wmsg, sizeof(wmsg), "%s: perf script line %lu: %s", t->file, line, msg);
+	t->o->warn(t->o->warn_arg, wmsg);
+}
+
 /* ---- perf -------------------------------------------------------------------------------- */
 
 struct perf_child {
@@ -300,8 +341,37 @@ struct perf_child {
 	FILE *err;                 /* perf's stderr */
 };
 
-static int spawn_perf(const struct mtj_decode_opts *o, const char *file, struct perf_child *c,
-		      char *err, size_t errlen)
+/*
+ * What a recording needs from `perf script`.  Frame-pointer/LBR call chains are in the
+ * samples themselves and go through our dlfilter.  DWARF call graphs are unwound by perf
+ * script itself and Intel PT is decoded by it (--itrace), and the dlfilter API sees neither
+ * result, so those recordings are read as perf script text (decode/perfscript.c).
+ */
+enum rec_kind { REC_CALLCHAIN = 0, REC_DWARF, REC_PT };
+
+static enum rec_kind recording_kind(const char *perf, const char *file)
+{
+	char cmd[8192], line[1024];
+	enum rec_kind k = REC_CALLCHAIN;
+	/* `perf evlist -v` prints each event's attr; no shell quoting issues: single-quote the path. */
+	if (strchr(file, '\''))
+		return k;
+	snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf, file);
+	FILE *f = popen(cmd, "r");
+	if (!f)
+		return k;
+	while (fgets(line, sizeof(line), f)) {
+		if (strstr(line, "intel_pt"))
+			k = REC_PT;
+		else if (k == REC_CALLCHAIN && strstr(line, "STACK_USER"))
+			k = REC_DWARF;
+	}
+	pclose(f);
+	return k;
+}
+
+static int spawn_perf(const struct mtj_decode_opts *o, const char *file, enum rec_kind kind,
+		      struct perf_child *c, char *err, size_t errlen)
 {
 	const char *perf = o->perf ? o->perf : "perf";
 	char fdarg[16];
@@ -321,13 +391,18 @@ static int spawn_perf(const struct mtj_decode_opts *o, const char *file, struct 
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid == 0) {
-		char *argv[] = { (char *)perf, "script", "-i", (char *)file, "--dlfilter",
-				 (char *)o->dlfilter, "--dlarg", fdarg, NULL };
+		char *dl[] = { (char *)perf, "script", "-i", (char *)file, "--dlfilter",
+			       (char *)o->dlfilter, "--dlarg", fdarg, NULL };
+		char *dwarf[] = { (char *)perf, "script", "-i", (char *)file, "--ns",
+				  "-F", "comm,pid,tid,time,event,ip,sym,symoff,dso", NULL };
+		char *pt[] = { (char *)perf, "script", "-i", (char *)file, "--ns", "--itrace=bep",
+			       "-F", "comm,pid,tid,time,flags,ip,addr,sym,symoff,dso", NULL };
+		char **argv = kind == REC_PT ? pt : kind == REC_DWARF ? dwarf : dl;
 
 		devnull = open("/dev/null", O_RDWR);
 		if (devnull >= 0) {
 			dup2(devnull, STDIN_FILENO);
-			dup2(devnull, STDOUT_FILENO);
+			dup2(kind == REC_CALLCHAIN ? devnull : p[1], STDOUT_FILENO);
 		}
 		dup2(fileno(c->err), STDERR_FILENO);
 		fcntl(p[1], F_SETFD, 0);
@@ -438,6 +513,9 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 		set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
 		return MTJ_DECODE_EFAIL;
 	}
+	enum rec_kind kind = recording_kind(o->perf ? o->perf : "perf", file);
+	/* Strings from the dlfilter stream live as long as the stream; text lines do not. */
+	so.interned = kind == REC_CALLCHAIN;
 	ret = o->filter_start ? mtj_filter_new(o->filter_start, o->filter_stop, &filter) : 0;
 	if (ret == 0 && filter)
 		ret = mtj_filter_attach(filter, &w);
@@ -452,13 +530,34 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 		ret = MTJ_DECODE_EFAIL;
 		goto out;
 	}
-	if ((ret = spawn_perf(o, file, &c, err, errlen)) < 0)
+	if ((ret = spawn_perf(o, file, kind, &c, err, errlen)) < 0)
 		goto out;
 
-	rret = mtj_dls_read(r.reader, mtj_dls_fd_source, &c.rfd, &ops, &r);
+	struct text_ctx tc = { .r = &r, .w = &w, .o = o, .file = file };
+	if (kind == REC_CALLCHAIN) {
+		rret = mtj_dls_read(r.reader, mtj_dls_fd_source, &c.rfd, &ops, &r);
+	} else {
+		FILE *in = fdopen(c.rfd, "r");
+		struct mtj_ps_callbacks cb = { &tc, text_sample, text_branch, text_warn };
+		struct mtj_ps_stats pst;
+		struct mtj_ps_error perr;
+		rret = in ? mtj_perfscript_parse(in, file, &cb, &pst, &perr) : -errno;
+		/* Empty output (no samples at all) is an empty trace, not an error. */
+		if (rret == -EINVAL && pst.lines == 0)
+			rret = 0;
+		if (rret == 0 && tc.pt)
+			rret = mtj_ptstack_finish(tc.pt);
+		if (rret < 0 && r.ret == 0)
+			set_err(err, errlen, "%s: perf script text, line %lu: %s", file, perr.line, perr.msg);
+		if (in) {
+			fclose(in);
+			c.rfd = -1;
+		}
+	}
 	if (rret < 0)
 		kill(c.pid, SIGTERM);   /* it may be blocked writing to a pipe nobody reads */
-	close(c.rfd);
+	if (c.rfd >= 0)
+		close(c.rfd);
 	status = wait_perf(&c);
 	progress(&r, true);
 	perf_messages(c.err, msgs, sizeof(msgs));
@@ -472,8 +571,10 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 		set_err(err, errlen, "%s: perf script failed (%s %d)%s%s", file,
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msgs[0] ? ": " : "", msgs);
-	else if (rret == -EPROTO)
+	else if (rret == -EPROTO && kind == REC_CALLCHAIN)
 		set_err(err, errlen, "%s: %s", file, mtj_dls_error(r.reader));
+	else if (rret < 0 && kind != REC_CALLCHAIN)
+		; /* the message was set above */
 	else if (rret < 0)
 		set_err(err, errlen, "%s: reading perf's output: %s", file, strerror(-rret));
 	else if ((ret = mtj_sampling_finish(r.sampling)) < 0)
@@ -510,6 +611,7 @@ out:
 	if (c.err)
 		fclose(c.err);
 	mtj_sampling_free(r.sampling);
+	mtj_ptstack_free(tc.pt);
 	mtj_filter_free(filter);
 	mtj_dls_reader_free(r.reader);
 	return ret;
