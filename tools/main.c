@@ -75,7 +75,7 @@ int main(int argc, char **argv)
 		return MTJ_EXIT_OK;
 	}
 	if (!strcmp(first, "help")) {
-		if (argc == 2) {
+		if (argc == 2 || !strcmp(argv[2], "--help") || !strcmp(argv[2], "-h") || !strcmp(argv[2], "help")) {
 			usage(stdout);
 			return MTJ_EXIT_OK;
 		}

@@ -67,4 +67,7 @@ assert_grep "missing DIR or PID" sm.err
 assert_eq "$?" 2 "stop with two targets"
 "$TOOL" snapshot --timeout abc 1 2>st.err
 assert_eq "$?" 2 "snapshot with a bad timeout"
+"$TOOL" help --help >hh.out 2>&1
+assert_eq "$?" 0 "help --help"
+assert_grep 'decode' hh.out
 echo "ok"
