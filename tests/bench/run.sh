@@ -27,12 +27,13 @@ C
 ${CC:-cc} -O2 -fPIC -shared -o drop.so drop.c || exit 1
 
 now() { date +%s.%N; }
+calc() { awk "BEGIN { printf \"%.6f\\n\", $1 }"; }   # arithmetic without bc (not on a fresh Debian)
 # median TIME of `runs` executions of "$@" (stdout/stderr discarded)
 median() {
 	i=0; : >times
 	while [ $i -lt "$runs" ]; do
 		t0=$(now); "$@" >/dev/null 2>&1 || { echo "bench: failed: $*" >&2; exit 1; }; t1=$(now)
-		echo "$t1 - $t0" | bc -l >>times; i=$((i + 1))
+		calc "$t1 - $t0" >>times; i=$((i + 1))
 	done
 	sort -n times | awk '{ v[NR] = $1 } END { printf "%.3f", v[int((NR + 1) / 2)] }'
 }
@@ -65,8 +66,8 @@ bench_file() {   # bench_file FILE LABEL
 	for fmt in json:$c fxt:$d folded:$e; do
 		name=${fmt%%:*}; t=${fmt#*:}; size=$(wc -c <x.$name)
 		printf '  mtinject -> %-7s %7.3f s  %9.0f samples/s  a/this %5.2fx faster  this/b %5.2f  %8d bytes  %6.1f bytes/event\n' \
-			"$name" "$t" "$(echo "$n / $t" | bc -l)" "$(echo "$a / $t" | bc -l)" "$(echo "$t / $b" | bc -l)" \
-			"$size" "$(echo "$size / $ev" | bc -l)"
+			"$name" "$t" "$(calc "$n / $t")" "$(calc "$a / $t")" "$(calc "$t / $b")" \
+			"$size" "$(calc "$size / $ev")"
 	done
 	echo "  ($ev events; json target: >= 2x faster than (a), <= 1.6x (b))"
 }
@@ -80,3 +81,6 @@ record short.data 1.5 cpu-clock:u
 echo "== memory: peak RSS of mtinject (perf not included)"
 printf '  short: %8s samples  %6s kB\n' "$(samples_of short.data)" "$(peak_rss short.data)"
 printf '  long:  %8s samples  %6s kB\n' "$(samples_of long.data)" "$(peak_rss long.data)"
+# The preload's own cost (untriggered, per hit, start-up, memory): tests/bench/preload.sh.
+echo
+sh "$src/tests/bench/preload.sh" "$build"
