@@ -205,11 +205,15 @@ static int command(struct mtj_session *s, const char *cmd, uint64_t deadline)
 	if (rc < 0)
 		return fail(s, rc == -ENXIO ? -EPIPE : rc, "nobody reads perf's control fifo %s (%s)",
 			    s->ctl_fifo, strerror(-rc));
+	/* However the death shows (ack EOF now, control EPIPE, or EOF while waiting), it is
+	 * reported the same way: one message whatever the timing. */
+	char what[96];
+	snprintf(what, sizeof(what), "before acknowledging '%s'", cmd);
 	if (mtj_ack_drain(s->ack) == -EPIPE)
-		return died(s, "(its ack pipe is closed)");
+		return died(s, what);
 	rc = mtj_ctl_write(s->ctl, cmd, deadline);
 	if (rc == -EPIPE)
-		return died(s, "(its control pipe is closed)");
+		return died(s, what);
 	if (rc == -ETIMEDOUT)
 		return fail(s, rc, "perf (pid %d) does not read its control pipe", s->pid);
 	if (rc < 0)
