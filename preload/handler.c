@@ -214,12 +214,11 @@ static void chain(int sig, siginfo_t *si, void *uc)
 	}
 }
 
-/* SIGNAL CONTEXT: a breakpoint fired in this thread. */
+/* SIGNAL CONTEXT: a breakpoint fired in this thread.  (The helper thread never runs a
+ * trigger: it was created before the breakpoints, which it therefore did not inherit.) */
 static void on_trigger(unsigned idx, void *uc)
 {
 	if (idx >= mtj_rt.ntrig || atomic_load(&mtj_rt.phase) != MTJ_PHASE_ACTIVE)
-		return;
-	if (self_tid() == atomic_load(&mtj_rt.helper_tid))
 		return;
 	struct mtj_trigger_rt *t = &mtj_rt.trig[idx];
 	uint64_t nth;

@@ -457,24 +457,18 @@ static void fill_symbolized(uint64_t addr, char *sym, size_t symlen, uint64_t *s
 
 int mtj_symbolize_self(uint64_t addr, char *sym, size_t symlen, char *obj, size_t objlen)
 {
-	struct mtj_obj *objs;
-	size_t n;
 	if (symlen)
 		sym[0] = '\0';
 	if (objlen)
 		obj[0] = '\0';
-	int rc = mtj_objs_snapshot(&objs, &n);
-	if (rc)
-		return rc;
-	const struct mtj_obj *o = mtj_objs_find_addr(objs, n, addr, false);
-	rc = -ENOENT;
+	mtj_symcache_lock();
+	const struct mtj_obj *o = mtj_objs_cached_find(addr);
+	int rc = -ENOENT;
 	if (o) {
 		snprintf(obj, objlen, "%s", o->path);
-		mtj_symcache_lock();
 		rc = symbolize(o, addr, sym, symlen, NULL);
-		mtj_symcache_unlock();
 	}
-	free(objs);
+	mtj_symcache_unlock();
 	return rc;
 }
 

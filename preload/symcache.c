@@ -8,6 +8,7 @@
 #include "preload/symcache.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <link.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -99,6 +100,47 @@ int mtj_objs_snapshot(struct mtj_obj **out, size_t *n)
 	*out = s.objs;
 	*n = s.n;
 	return 0;
+}
+
+/*
+ * The helper thread symbolizes every frame of every hit: listing the loaded objects each
+ * time (dl_iterate_phdr, readlink) cost more than the rest of a hit.  The list is kept and
+ * rebuilt when the dlopen()/dlclose() wrappers say it changed, or when an address falls
+ * outside it (an object loaded behind our back, e.g. by libc itself).
+ */
+static struct mtj_obj *cached_objs;
+static size_t cached_n;
+static _Atomic unsigned long objs_gen = 1;
+static unsigned long cached_gen;
+
+void mtj_symcache_invalidate(void)
+{
+	atomic_fetch_add(&objs_gen, 1);
+}
+
+static int refresh_objs(void)
+{
+	struct mtj_obj *objs;
+	size_t n;
+	unsigned long gen = atomic_load(&objs_gen);
+	int rc = mtj_objs_snapshot(&objs, &n);
+	if (rc)
+		return rc;
+	free(cached_objs);
+	cached_objs = objs;
+	cached_n = n;
+	cached_gen = gen;
+	return 0;
+}
+
+const struct mtj_obj *mtj_objs_cached_find(uint64_t addr)
+{
+	if (cached_gen != atomic_load(&objs_gen) && refresh_objs())
+		return NULL;
+	const struct mtj_obj *o = mtj_objs_find_addr(cached_objs, cached_n, addr, false);
+	if (!o && refresh_objs() == 0)
+		o = mtj_objs_find_addr(cached_objs, cached_n, addr, false);
+	return o;
 }
 
 const struct mtj_obj *mtj_objs_find_addr(const struct mtj_obj *objs, size_t n, uint64_t addr,

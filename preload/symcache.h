@@ -33,6 +33,11 @@ void mtj_symcache_atfork_child(void);
 
 /* The loaded objects, main executable first, vdso left out.  malloc'd; caller frees. */
 int mtj_objs_snapshot(struct mtj_obj **out, size_t *n);
+/* The object containing addr, from a kept list (caller holds the cache lock); the list is
+ * rebuilt after mtj_symcache_invalidate() or when addr is in none of its objects. */
+const struct mtj_obj *mtj_objs_cached_find(uint64_t addr);
+/* The set of loaded objects changed (dlopen/dlclose). */
+void mtj_symcache_invalidate(void);
 
 /* The object whose segments contain runtime address `addr` (exec segments only when
  * `exec_only`), or NULL. */
