@@ -356,7 +356,7 @@ static enum rec_kind recording_kind(const char *perf, const char *file)
 	/* `perf evlist -v` prints each event's attr; no shell quoting issues: single-quote the path. */
 	if (strchr(file, '\''))
 		return k;
-	snprintf(cmd, sizeof(cmd), "'%s' evlist -v -i '%s' 2>/dev/null", perf, file);
+	snprintf(cmd, sizeof(cmd), "'%s' evlist -f -v -i '%s' 2>/dev/null", perf, file);
 	FILE *f = popen(cmd, "r");
 	if (!f)
 		return k;
@@ -391,11 +391,12 @@ static int spawn_perf(const struct mtj_decode_opts *o, const char *file, enum re
 	fflush(NULL);
 	c->pid = fork();
 	if (c->pid == 0) {
-		char *dl[] = { (char *)perf, "script", "-i", (char *)file, "--dlfilter",
+		/* -f: decoding another user's snapshot (as root, say) is what was asked for. */
+		char *dl[] = { (char *)perf, "script", "-f", "-i", (char *)file, "--dlfilter",
 			       (char *)o->dlfilter, "--dlarg", fdarg, NULL };
-		char *dwarf[] = { (char *)perf, "script", "-i", (char *)file, "--ns",
+		char *dwarf[] = { (char *)perf, "script", "-f", "-i", (char *)file, "--ns",
 				  "-F", "comm,pid,tid,time,event,ip,sym,symoff,dso", NULL };
-		char *pt[] = { (char *)perf, "script", "-i", (char *)file, "--ns", "--itrace=bep",
+		char *pt[] = { (char *)perf, "script", "-f", "-i", (char *)file, "--ns", "--itrace=bep",
 			       "-F", "comm,pid,tid,time,flags,ip,addr,sym,symoff,dso", NULL };
 		char **argv = kind == REC_PT ? pt : kind == REC_DWARF ? dwarf : dl;
 
