@@ -1,7 +1,13 @@
 /*
  * decode/writer_json.c — Chrome Trace Event JSON, streamed: one event per line, nothing kept
- * but a staging buffer.  No printf on the hot path: numbers and timestamps are formatted by
- * hand and strings escaped straight into the buffer.
+ * but a staging buffer and small caches.  No printf on the hot path: numbers and timestamps
+ * are formatted by hand and strings escaped straight into the buffer.
+ *
+ * Why the caches: a trace is mostly B/E events of a few threads, at timestamps shared by
+ * several events (a sample's ends and begins happen at one instant), naming a few hundred
+ * functions over and over.  Formatting pid/tid and the timestamp and escaping the same names
+ * again was most of the writer's time, so the last thread's "pid/tid" text, the last
+ * timestamp's text and the escaped form of recently seen names are kept.
  */
 #include "decode/json.h"
 #include "decode/trace.h"
@@ -13,12 +19,34 @@
 
 #define JW_BUF (1u << 20)
 #define JW_ESC_CHUNK 4096       /* bytes of input escaped at a time (<= 6x that of output) */
+#define JW_NAMES     1024u      /* escaped-name cache entries (a power of two) */
+#define JW_NAME_MAX  256u       /* longer names are escaped each time, not cached */
+
+/*
+ * A name escaped once.  Entries are found by the caller's pointer (producers pass the same
+ * pointer for the same function) but a hit is only trusted when the string there still
+ * equals our copy: strings are borrowed, so a pointer alone proves nothing.
+ */
+struct jname {
+	const char *key;        /* the caller's pointer: compared, never dereferenced */
+	char *raw;              /* copy of the string, then its escaped form with quotes */
+	uint32_t raw_len, esc_len;
+};
 
 struct jw {
 	char *buf;
 	size_t len;
 	bool first;
 	int err;
+	/* `","pid":P,"tid":T,"ts":` of the last thread an event with a time was written for */
+	uint32_t pt_pid, pt_tid;
+	uint32_t pt_len;        /* 0 = none yet */
+	char pt[48];
+	/* the text of the last timestamp (µs with three decimals) */
+	uint64_t ts_ns;
+	uint32_t ts_len;        /* 0 = none yet */
+	char ts[32];
+	struct jname *names;    /* [JW_NAMES] */
 };
 
 static void jw_flush(struct mtj_writer *w, struct jw *j)
@@ -44,18 +72,30 @@ static inline void jw_raw(struct mtj_writer *w, struct jw *j, const char *s, siz
 
 #define JW_LIT(w, j, lit) jw_raw((w), (j), (lit), sizeof(lit) - 1)
 
+static const char digits2[] =
+	"00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+	"8081828384858687888990919293949596979899";
+
+/* Decimal digits of v, two at a time (half the divisions of one at a time). */
 static inline char *fmt_u64(char *d, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
+	char tmp[20], *t = tmp + sizeof(tmp);
+	size_t n;
 
-	do {
-		tmp[n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	while (n)
-		*d++ = tmp[--n];
-	return d;
+	while (v >= 100) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		t -= 2;
+		memcpy(t, digits2 + 2 * v, 2);
+	} else
+		*--t = (char)('0' + v);
+	n = (size_t)(tmp + sizeof(tmp) - t);
+	memcpy(d, t, n);
+	return d + n;
 }
 
 static inline void jw_u64(struct mtj_writer *w, struct jw *j, uint64_t v)
@@ -65,17 +105,18 @@ static inline void jw_u64(struct mtj_writer *w, struct jw *j, uint64_t v)
 	j->len += (size_t)(fmt_u64(d, v) - d);
 }
 
-/* ns -> µs with exactly three decimals, so the nanosecond survives the trip. */
-static inline void jw_ts(struct mtj_writer *w, struct jw *j, uint64_t ns)
+/* ns -> µs with exactly three decimals, so the nanosecond survives the trip.  Kept as the
+ * last timestamp's text: consecutive events often share the time. */
+static void jw_ts_text(struct jw *j, uint64_t ns)
 {
-	char *d = jw_room(w, j, 24), *p = fmt_u64(d, ns / 1000);
+	char *p = fmt_u64(j->ts, ns / 1000);
 	unsigned f = (unsigned)(ns % 1000);
 
 	p[0] = '.';
 	p[1] = (char)('0' + f / 100);
-	p[2] = (char)('0' + f / 10 % 10);
-	p[3] = (char)('0' + f % 10);
-	j->len += (size_t)(p + 4 - d);
+	memcpy(p + 2, digits2 + 2 * (f % 100), 2);
+	j->ts_len = (uint32_t)(p + 4 - j->ts);
+	j->ts_ns = ns;
 }
 
 static void jw_str(struct mtj_writer *w, struct jw *j, const char *s)
@@ -117,16 +158,82 @@ static void jw_hex(struct mtj_writer *w, struct jw *j, uint64_t v)
 	j->len += (size_t)n + 4;
 }
 
-/* Start an event: separator, phase, pid, tid and (ts_ns != NULL) the time. */
-static void jw_head(struct mtj_writer *w, struct jw *j, const char *ph, uint32_t pid,
+/* A name as a JSON string, from the cache when the same string was seen before. */
+static void jw_name(struct mtj_writer *w, struct jw *j, const char *s)
+{
+	uintptr_t k = (uintptr_t)s;
+	struct jname *e = &j->names[(k >> 3 ^ k >> 13) & (JW_NAMES - 1)];
+	size_t len;
+	char *d;
+
+	if (e->key == s && strcmp(e->raw, s) == 0) {
+		jw_raw(w, j, e->raw + e->raw_len + 1, e->esc_len);
+		return;
+	}
+	len = strlen(s);
+	if (len > JW_NAME_MAX) {
+		jw_str(w, j, s);
+		return;
+	}
+	/* escape into the output, then keep a copy of what was written */
+	d = jw_room(w, j, MTJ_JSON_ESCAPED_MAX(len) + 2);
+	d[0] = '"';
+	d = mtj_json_escape_into(d + 1, s, len);
+	*d++ = '"';
+	{
+		size_t esc = (size_t)(d - (j->buf + j->len));
+		char *raw = realloc(e->raw, len + 1 + esc);
+
+		if (raw) {
+			memcpy(raw, s, len + 1);
+			memcpy(raw + len + 1, j->buf + j->len, esc);
+			*e = (struct jname){ .key = s, .raw = raw, .raw_len = (uint32_t)len,
+					     .esc_len = (uint32_t)esc };
+		}
+		/* without memory the name is just not cached */
+		j->len += esc;
+	}
+}
+
+/* Start an event: separator, phase (one character), pid, tid and (ts_ns != NULL) the time. */
+static void jw_head(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid,
 		    const uint32_t *tid, const uint64_t *ts_ns)
 {
+	/* fixed-size copies of the cached texts: the compiler inlines them */
+	char *d = jw_room(w, j, 12 + sizeof(j->pt) + sizeof(j->ts)), *p = d;
+
 	if (j->first) {
-		JW_LIT(w, j, "\n{\"ph\":\"");
+		memcpy(p, "\n{\"ph\":\"", 8);
+		p += 8;
 		j->first = false;
-	} else
-		JW_LIT(w, j, ",\n{\"ph\":\"");
-	jw_raw(w, j, ph, strlen(ph));
+	} else {
+		memcpy(p, ",\n{\"ph\":\"", 9);
+		p += 9;
+	}
+	*p++ = ph;
+	if (tid && ts_ns) {
+		/* the common case: a timed event, mostly of the same thread as the last one */
+		if (!j->pt_len || j->pt_pid != pid || j->pt_tid != *tid) {
+			char *t = j->pt;
+
+			memcpy(t, "\",\"pid\":", 8);
+			t = fmt_u64(t + 8, pid);
+			memcpy(t, ",\"tid\":", 7);
+			t = fmt_u64(t + 7, *tid);
+			memcpy(t, ",\"ts\":", 6);
+			j->pt_len = (uint32_t)(t + 6 - j->pt);
+			j->pt_pid = pid;
+			j->pt_tid = *tid;
+		}
+		memcpy(p, j->pt, sizeof(j->pt));
+		p += j->pt_len;
+		if (!j->ts_len || *ts_ns != j->ts_ns)
+			jw_ts_text(j, *ts_ns);
+		memcpy(p, j->ts, sizeof(j->ts));
+		j->len += (size_t)(p - d) + j->ts_len;
+		return;
+	}
+	j->len += (size_t)(p - d);
 	JW_LIT(w, j, "\",\"pid\":");
 	jw_u64(w, j, pid);
 	if (tid) {
@@ -135,7 +242,9 @@ static void jw_head(struct mtj_writer *w, struct jw *j, const char *ph, uint32_t
 	}
 	if (ts_ns) {
 		JW_LIT(w, j, ",\"ts\":");
-		jw_ts(w, j, *ts_ns);
+		if (!j->ts_len || *ts_ns != j->ts_ns)
+			jw_ts_text(j, *ts_ns);
+		jw_raw(w, j, j->ts, j->ts_len);
 	}
 }
 
@@ -143,7 +252,9 @@ static int json_open(struct mtj_writer *w)
 {
 	struct jw *j = calloc(1, sizeof(*j));
 
-	if (!j || !(j->buf = malloc(JW_BUF))) {
+	if (!j || !(j->buf = malloc(JW_BUF)) || !(j->names = calloc(JW_NAMES, sizeof(*j->names)))) {
+		if (j)
+			free(j->buf);
 		free(j);
 		return -ENOMEM;
 	}
@@ -158,7 +269,7 @@ static int json_meta(struct mtj_writer *w, uint32_t pid, const uint32_t *tid, co
 {
 	struct jw *j = w->priv;
 
-	jw_head(w, j, "M", pid, tid, NULL);
+	jw_head(w, j, 'M', pid, tid, NULL);
 	JW_LIT(w, j, ",\"name\":\"");
 	jw_raw(w, j, what, strlen(what));
 	JW_LIT(w, j, "\",\"args\":{\"name\":");
@@ -182,12 +293,12 @@ static int json_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t
 {
 	struct jw *j = w->priv;
 
-	jw_head(w, j, "B", pid, &tid, &ts_ns);
+	jw_head(w, j, 'B', pid, &tid, &ts_ns);
 	JW_LIT(w, j, ",\"name\":");
-	jw_str(w, j, name);
+	jw_name(w, j, name);
 	if (object) {
 		JW_LIT(w, j, ",\"args\":{\"object\":");
-		jw_str(w, j, object);
+		jw_name(w, j, object);
 		JW_LIT(w, j, "}}");
 	} else
 		JW_LIT(w, j, "}");
@@ -199,7 +310,7 @@ static int json_end(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t t
 	struct jw *j = w->priv;
 
 	(void)name;     /* E closes the innermost B; a name would only cost bytes */
-	jw_head(w, j, "E", pid, &tid, &ts_ns);
+	jw_head(w, j, 'E', pid, &tid, &ts_ns);
 	JW_LIT(w, j, "}");
 	return j->err;
 }
@@ -209,7 +320,7 @@ static int json_instant(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64
 {
 	struct jw *j = w->priv;
 
-	jw_head(w, j, "i", pid, &tid, &ts_ns);
+	jw_head(w, j, 'i', pid, &tid, &ts_ns);
 	JW_LIT(w, j, ",\"s\":\"t\",\"name\":");
 	jw_str(w, j, name);
 	if (nargs) {
@@ -257,6 +368,9 @@ static int json_close(struct mtj_writer *w)
 	rc = j->err;
 	if (!rc && fflush(w->out))
 		rc = -EIO;
+	for (uint32_t i = 0; i < JW_NAMES; i++)
+		free(j->names[i].raw);
+	free(j->names);
 	free(j->buf);
 	free(j);
 	w->priv = NULL;

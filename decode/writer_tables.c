@@ -135,12 +135,33 @@ struct strent {
 	uint64_t hash;
 };
 
+#define RECENT 512u            /* pointer cache entries (a power of two) */
+
+/*
+ * Producers pass the same pointer for the same name again and again (a function's name is
+ * one string for the whole decode), so the last id seen for a pointer is tried first: one
+ * strcmp instead of hashing and probing.  The string is compared because a borrowed pointer
+ * may hold another string by now.
+ */
+struct recent {
+	const char *key;        /* compared, never dereferenced */
+	uint32_t id;
+};
+
 struct mtj_strtab {
 	struct strent *ents;
 	uint32_t n, cap;
 	uint32_t *slots;        /* id + 1, 0 = empty */
 	uint32_t nslots;
+	struct recent recent[RECENT];
 };
+
+static inline struct recent *recent_of(struct mtj_strtab *t, const char *s)
+{
+	uintptr_t k = (uintptr_t)s;
+
+	return &t->recent[(k >> 3 ^ k >> 12) & (RECENT - 1)];
+}
 
 struct mtj_strtab *mtj_strtab_new(void)
 {
@@ -180,16 +201,24 @@ static int strtab_rehash(struct mtj_strtab *t)
 
 int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
 {
-	size_t len = strlen(s);
-	uint64_t h = mtj_hash_bytes(s, len);
+	struct recent *r = recent_of(t, s);
+	size_t len;
+	uint64_t h;
 	uint32_t j;
 
+	if (r->key == s && strcmp(t->ents[r->id].s, s) == 0) {
+		*id = r->id;
+		return 0;
+	}
+	len = strlen(s);
+	h = mtj_hash_bytes(s, len);
 	if (t->nslots) {
 		for (j = (uint32_t)h & (t->nslots - 1); t->slots[j]; j = (j + 1) & (t->nslots - 1)) {
 			const struct strent *e = &t->ents[t->slots[j] - 1];
 
 			if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
 				*id = t->slots[j] - 1;
+				*r = (struct recent){ .key = s, .id = *id };
 				return 0;
 			}
 		}
@@ -215,6 +244,7 @@ int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
 		;
 	t->slots[j] = t->n + 1;
 	*id = t->n++;
+	*r = (struct recent){ .key = s, .id = *id };
 	return 0;
 }
 
