@@ -25,11 +25,15 @@ static struct mtj_writer w;
 
 /* what the reader saw, one text line per event/object */
 static char **lines;
-static size_t nlines;
+static size_t nlines, caplines;
 
 static void add_line(const char *s)
 {
-	lines = realloc(lines, (nlines + 1) * sizeof(*lines));
+	/* Geometric growth: one realloc per line is quadratic under ASan (every realloc copies). */
+	if (nlines == caplines) {
+		caplines = caplines ? caplines * 2 : 1024;
+		lines = realloc(lines, caplines * sizeof(*lines));
+	}
 	lines[nlines++] = strdup(s);
 }
 
@@ -82,7 +86,7 @@ static void close_and_read(struct fxt_stats *st)
 		free(lines[i]);
 	free(lines);
 	lines = NULL;
-	nlines = 0;
+	nlines = caplines = 0;
 	if (fxt_read(buf, len, &sink, st, err, sizeof(err)))
 		fail_msg("reader: %s", err);
 	assert_int_equal(st->ticks_per_second, 1000000000);
@@ -257,7 +261,7 @@ static int teardown(void **state)
 		free(lines[i]);
 	free(lines);
 	lines = NULL;
-	nlines = 0;
+	nlines = caplines = 0;
 	return 0;
 }
 
