@@ -26,15 +26,27 @@
 #define FXT_MAX_INLINE  256u            /* inline strings only on hash collisions */
 #define FXT_MAX_ARGS    15u             /* 4-bit argument count */
 #define FXT_MAGIC       0x0016547846040010ull
+#define FXT_RECENT      1024u           /* pointer -> slot cache entries (a power of two) */
 
 enum { RT_METADATA = 0, RT_INIT = 1, RT_STRING = 2, RT_THREAD = 3, RT_EVENT = 4, RT_KOBJ = 7 };
 enum { EV_INSTANT = 0, EV_BEGIN = 2, EV_END = 3 };
 enum { ARG_NULL = 0, ARG_I64 = 3, ARG_U64 = 4, ARG_STR = 6, ARG_PTR = 7, ARG_KOID = 8 };
 enum { OBJ_PROCESS = 1, OBJ_THREAD = 2 };
 
-/* Doubly linked recency list over slots 1..n (0 = none); head is the most recent. */
+/*
+ * Doubly linked recency list over slots 1..n (0 = none); head is the most recent.
+ * Moving a slot to the front on every use was a tenth of the writer's time, and most uses
+ * are of slots moved there a moment ago (the category, "object", a sample's functions), so a
+ * slot moved within the last LRU_SLACK moves stays where it is.  It is then at most
+ * LRU_SLACK places from the head, plus the few strings one record adds: far from the tail
+ * that eviction takes, so the indices of the record being built stay defined.
+ */
+#define LRU_SLACK 64u
+
 struct lru {
 	uint16_t *prev, *next;
+	uint64_t *moved;        /* value of `moves` when the slot last went to the front */
+	uint64_t moves;         /* 64 bits: never wraps, so "recent" is never a wrong guess */
 	uint16_t head, tail;
 };
 
@@ -51,6 +63,16 @@ struct sref {
 	uint32_t len;
 };
 
+/*
+ * The slot a caller's pointer named last time.  Producers pass the same pointer for the same
+ * name over and over, so this spares hashing the string; the slot's text is still compared,
+ * since a borrowed pointer may hold another string by now and a slot may have been reused.
+ */
+struct srecent {
+	const char *key;                /* compared, never dereferenced */
+	uint16_t slot;                  /* 0 = none */
+};
+
 struct fw {
 	uint64_t *buf;
 	size_t nw;
@@ -59,6 +81,7 @@ struct fw {
 	struct lru slru;
 	uint32_t str_used;
 	struct mtj_u64map smap;         /* string hash -> slot */
+	struct srecent recent[FXT_RECENT];
 	uint64_t thr_key[FXT_THR_SLOTS + 1];
 	struct lru tlru;
 	uint32_t thr_used;
@@ -69,14 +92,17 @@ static int lru_init(struct lru *l, uint32_t n)
 {
 	l->prev = calloc(n + 1, sizeof(*l->prev));
 	l->next = calloc(n + 1, sizeof(*l->next));
+	l->moved = calloc(n + 1, sizeof(*l->moved));
 	l->head = l->tail = 0;
-	return l->prev && l->next ? 0 : -ENOMEM;
+	l->moves = 0;
+	return l->prev && l->next && l->moved ? 0 : -ENOMEM;
 }
 
 static void lru_free(struct lru *l)
 {
 	free(l->prev);
 	free(l->next);
+	free(l->moved);
 }
 
 static void lru_unlink(struct lru *l, uint16_t s)
@@ -101,11 +127,12 @@ static void lru_push_front(struct lru *l, uint16_t s)
 	l->head = s;
 	if (!l->tail)
 		l->tail = s;
+	l->moved[s] = ++l->moves;
 }
 
 static inline void lru_touch(struct lru *l, uint16_t s)
 {
-	if (l->head != s) {
+	if (l->head != s && l->moves - l->moved[s] >= LRU_SLACK) {
 		lru_unlink(l, s);
 		lru_push_front(l, s);
 	}
@@ -178,10 +205,24 @@ static uint32_t utf8_cut(const char *s, size_t len, uint32_t max)
 
 static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct sref *out)
 {
-	size_t full = strlen(s);
-	uint32_t len = utf8_cut(s, full, FXT_MAX_STR), slot;
+	uintptr_t k = (uintptr_t)s;
+	struct srecent *r = &f->recent[(k >> 3 ^ k >> 13) & (FXT_RECENT - 1)];
+	size_t full;
+	uint32_t len, slot;
 	uint64_t h;
 
+	if (r->key == s && r->slot) {
+		const struct fxt_str *e = &f->str[r->slot];
+
+		/* equal to the slot's text, and not longer (a cut string takes the slow path) */
+		if (strncmp(e->s, s, e->len) == 0 && s[e->len] == '\0') {
+			lru_touch(&f->slru, r->slot);
+			*out = (struct sref){ .ref = r->slot };
+			return 0;
+		}
+	}
+	full = strlen(s);
+	len = utf8_cut(s, full, FXT_MAX_STR);
 	if (len == 0) {
 		*out = (struct sref){ .ref = 0 };
 		return 0;
@@ -193,6 +234,7 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 		if (e->len == len && memcmp(e->s, s, len) == 0) {
 			lru_touch(&f->slru, (uint16_t)slot);
 			*out = (struct sref){ .ref = (uint16_t)slot };
+			*r = (struct srecent){ .key = s, .slot = (uint16_t)slot };
 			return 0;
 		}
 		/* 64-bit hash collision: an inline string is always correct */
@@ -223,6 +265,7 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 		   (uint64_t)len << 32);
 	fw_stream(f, s, len);
 	*out = (struct sref){ .ref = (uint16_t)slot };
+	*r = (struct srecent){ .key = s, .slot = (uint16_t)slot };
 	return 0;
 }
 
