@@ -2,6 +2,7 @@
 # symbols, info, and error exits.
 . "$MTJ_SRC/tests/integration/lib.sh"
 command -v valgrind >/dev/null || skip "valgrind is not installed (apt-get install valgrind)"
+readelf -d "$TOOL" 2>/dev/null | grep -q libasan && skip "this build uses AddressSanitizer, which valgrind cannot run (the plain build runs this test)"
 need_perf
 vg() { valgrind -q --error-exitcode=99 --leak-check=full --errors-for-leak-kinds=definite "$@"; }
 perf record -q -e cpu-clock -g --clockid=CLOCK_MONOTONIC -o rec.data -- "$PROGS/mt_worker" 100 >/dev/null 2>&1
