@@ -91,7 +91,7 @@ LIBS_COMMON := $(ELF_LIBS) -lpthread -ldl
 all: $(LIB) $(TOOL) $(DLFILTER)
 
 # --- dependencies ------------------------------------------------------------------------------
-DEB_DEPS := libelf-dev libunwind-dev libcmocka-dev pkg-config gcc g++
+DEB_DEPS := libelf-dev libunwind-dev libcmocka-dev pkg-config gcc g++ procps
 deps:
 	@missing=""; for p in $(DEB_DEPS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
