@@ -2,7 +2,8 @@
 #
 #   make            build build/libmtinject.so, build/mtinject, build/mtinject-dlfilter.so
 #   make deps       apt-get the build dependencies that are missing (Debian)
-#   make test       deps + build + every test (unit, integration, examples)
+#   make test       deps + build + every test (unit, integration, examples), plain and
+#                   under ASan+UBSan
 #   make demo       deps + build + run the demo under the preload and decode it
 #   make bench      the benchmarks under tests/bench (ratios against a baseline in the same run)
 #   make install    PREFIX=/usr/local DESTDIR=...   /   make uninstall
@@ -166,12 +167,16 @@ integration: build
 examples: all
 	@if [ -n "$(EXAMPLE_MK)" ]; then $(MAKE) --no-print-directory -C docs/examples MTINJECT_BUILD=$(abspath $(BUILD)) check; fi
 
-# `check` assumes the dependencies are present; `test` installs them first (the README's command).
+# `check` assumes the dependencies are present; `test` installs them first (the README's
+# command) and runs everything twice: the plain build, then AddressSanitizer + UBSan.
 check: build
 	@tests/run-all.sh $(BUILD)
 test:
 	@$(MAKE) --no-print-directory deps
+	@echo "== plain build"
 	@$(MAKE) --no-print-directory check
+	@echo "== AddressSanitizer + UndefinedBehaviorSanitizer build (build-san/)"
+	@$(MAKE) --no-print-directory check SANITIZE=1
 
 demo:
 	@$(MAKE) --no-print-directory deps
