@@ -6,7 +6,9 @@
  *
  * Why: perf resolves symbols faster than we could (it has the maps and caches), but its text
  * output is slow and unstable.  Here each distinct (process, address) is resolved once and
- * each string is sent once; a sample costs a few hash lookups and varints.
+ * each string is sent once; a sample costs a few hash lookups and varints.  Consecutive
+ * samples of a thread share their outer frames, so those take their ids from the thread's
+ * previous chain instead of the frame table.
  *
  * Runs inside perf: self-contained (links nothing of ours), never prints, never exits; an
  * error is returned to perf, which stops and reports it.
@@ -27,11 +29,16 @@
 
 EXPORT struct perf_dlfilter_fns perf_dlfilter_fns;
 
-#define OUTBUF_SIZE  (256u * 1024)
+/* Small enough that the tool gets work early and little is left for it after perf is done
+ * (it decodes while perf reads), big enough that writes are few (~25 bytes a sample). */
+#define OUTBUF_SIZE  (64u * 1024)
 #define MAX_STRING   (64u * 1024)
 #define KERNEL_PID   INT32_MIN    /* kernel addresses mean the same in every process */
 #define MAX_EVENTS   64
 #define SAMPLE_HEAD  64           /* room for a sample record's fixed fields */
+#define CHAIN_SLOTS  16           /* threads whose last chain is kept (by tid, direct-mapped) */
+#define FL_ADJ       1u           /* frame flags in a chain: resolved at ip - 1 */
+#define FL_KERNEL    2u           /* a kernel address */
 
 /* Fields of perf's structs we read; perf versions with smaller structs are refused. */
 #define SAMPLE_NEEDS (offsetof(struct perf_dlfilter_sample, event) + sizeof(const char *))
@@ -61,6 +68,15 @@ struct event_ent {
 	uint32_t id;
 };
 
+/* A sample's frames without the context markers, innermost first, with their ids. */
+struct chain {
+	int32_t tid, pid;
+	uint32_t n;
+	uint64_t *ip;
+	uint8_t *fl;      /* FL_* */
+	uint32_t *id;
+};
+
 struct dlf {
 	int fd;
 	int err;
@@ -78,6 +94,8 @@ struct dlf {
 	uint32_t comm_cap, comm_count;
 	struct event_ent events[MAX_EVENTS];
 	uint32_t nevents, last_event;
+	struct chain cur;                     /* the sample being encoded */
+	struct chain chains[CHAIN_SLOTS];     /* the last chain of a few threads */
 };
 
 static uint64_t hash_bytes(const char *s, size_t n)
@@ -253,8 +271,9 @@ static int64_t define_frame(struct dlf *d, void *ctx, uint64_t ip, bool adj,
 	return id;
 }
 
-static int64_t frame_id(struct dlf *d, void *ctx, int32_t pid, uint64_t ip, bool adj, bool kernel)
+static int64_t frame_id(struct dlf *d, void *ctx, int32_t pid, uint64_t ip, uint8_t fl)
 {
+	bool adj = fl & FL_ADJ, kernel = fl & FL_KERNEL;
 	uint32_t j;
 	int32_t key_pid = kernel ? KERNEL_PID : pid;
 	int64_t id;
@@ -274,6 +293,87 @@ static int64_t frame_id(struct dlf *d, void *ctx, int32_t pid, uint64_t ip, bool
 	d->frames[j] = (struct frame_ent){ .ip = ip, .pid = key_pid, .id = (uint32_t)id, .adj = adj };
 	d->frame_count++;
 	return id;
+}
+
+/* ---- chains ------------------------------------------------------------------------------ */
+
+static int chain_alloc(struct chain *c)
+{
+	c->ip = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->ip));
+	c->fl = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->fl));
+	c->id = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->id));
+	c->tid = -1;
+	c->n = 0;
+	return c->ip && c->fl && c->id ? 0 : -ENOMEM;
+}
+
+static void chain_free(struct chain *c)
+{
+	free(c->ip);
+	free(c->fl);
+	free(c->id);
+}
+
+/* The sample's frames into d->cur: markers say whose frames follow, and the frame after a
+ * marker is where that context was interrupted, not a return address. */
+static void chain_fill(struct dlf *d, const struct perf_dlfilter_sample *s, bool ip_is_kernel)
+{
+	struct chain *c = &d->cur;
+	uint64_t nraw = s->raw_callchain ? s->raw_callchain_nr : 0;
+	bool kernel = false, first_in_ctx = true;
+	uint32_t n = 0;
+
+	c->tid = s->tid;
+	c->pid = s->pid;
+	if (nraw == 0) {
+		c->ip[0] = s->ip;
+		c->fl[0] = ip_is_kernel ? FL_KERNEL : 0;
+		c->n = 1;
+		return;
+	}
+	for (uint64_t i = 0; i < nraw && n < MTJ_DLS_MAX_FRAMES; i++) {
+		uint64_t ip = s->raw_callchain[i];
+
+		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
+			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
+				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL || ip == (uint64_t)PERF_CONTEXT_HV;
+			first_in_ctx = true;
+			continue;
+		}
+		c->ip[n] = ip;
+		c->fl[n] = (!first_in_ctx && ip > 0 ? FL_ADJ : 0) | (kernel ? FL_KERNEL : 0);
+		first_in_ctx = false;
+		n++;
+	}
+	c->n = n;
+}
+
+/* Ids for d->cur: the outer frames it shares with the thread's previous chain (same
+ * addresses, same flags, same process) keep their ids; the others are looked up.  Then
+ * d->cur becomes the thread's previous chain. */
+static int chain_ids(struct dlf *d, void *ctx)
+{
+	struct chain *c = &d->cur, *prev = &d->chains[(uint32_t)c->tid % CHAIN_SLOTS], t;
+	uint32_t same = 0;
+
+	if (prev->tid == c->tid && prev->pid == c->pid)
+		while (same < c->n && same < prev->n &&
+		       c->ip[c->n - 1 - same] == prev->ip[prev->n - 1 - same] &&
+		       c->fl[c->n - 1 - same] == prev->fl[prev->n - 1 - same])
+			same++;
+	for (uint32_t i = 0; i < same; i++)
+		c->id[c->n - 1 - i] = prev->id[prev->n - 1 - i];
+	for (uint32_t i = 0; i < c->n - same; i++) {
+		int64_t id = frame_id(d, ctx, c->pid, c->ip[i], c->fl[i]);
+
+		if (id < 0)
+			return (int)id;
+		c->id[i] = (uint32_t)id;
+	}
+	t = *prev;
+	*prev = *c;
+	*c = t;
+	return 0;
 }
 
 /* ---- threads' names ---------------------------------------------------------------------- */
@@ -387,6 +487,23 @@ EXPORT const char *filter_description(const char **long_description)
 	return "mtinject: samples -> binary stream for `mtinject decode`";
 }
 
+static void free_dlf(struct dlf *d)
+{
+	if (d->strs)
+		for (uint32_t i = 0; i < d->str_cap; i++)
+			free(d->strs[i].s);
+	free(d->strs);
+	free(d->frames);
+	free(d->comms);
+	free(d->out);
+	free(d->scratch);
+	free(d->strrec);
+	chain_free(&d->cur);
+	for (uint32_t i = 0; i < CHAIN_SLOTS; i++)
+		chain_free(&d->chains[i]);
+	free(d);
+}
+
 EXPORT int start(void **data, void *ctx)
 {
 	struct dlf *d = calloc(1, sizeof(*d));
@@ -409,14 +526,13 @@ EXPORT int start(void **data, void *ctx)
 	d->out = malloc(OUTBUF_SIZE);
 	d->scratch = malloc(SAMPLE_HEAD + MTJ_DLS_MAX_FRAMES * 10);
 	d->strrec = malloc(MAX_STRING + 32);
-	if (!d->out || !d->scratch || !d->strrec || grow_strs(d) < 0 || grow_frames(d) < 0 || grow_comms(d) < 0) {
-		free(d->out);
-		free(d->scratch);
-		free(d->strrec);
-		free(d->strs);
-		free(d->frames);
-		free(d->comms);
-		free(d);
+	int ret = chain_alloc(&d->cur);
+
+	for (uint32_t i = 0; i < CHAIN_SLOTS; i++)
+		ret |= chain_alloc(&d->chains[i]);
+	if (ret || !d->out || !d->scratch || !d->strrec || grow_strs(d) < 0 || grow_frames(d) < 0 ||
+	    grow_comms(d) < 0) {
+		free_dlf(d);
 		return -ENOMEM;
 	}
 	memcpy(d->out, MTJ_DLS_MAGIC, MTJ_DLS_MAGIC_LEN);
@@ -429,13 +545,12 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 {
 	const struct perf_dlfilter_al *al = perf_dlfilter_fns.resolve_ip(ctx);
 	const char *comm = al && al->size >= AL_NEEDS ? al->comm : NULL;
-	uint64_t nraw = s->raw_callchain ? s->raw_callchain_nr : 0;
 	/* Frame ids go at the end of the record; they are written to scratch from an offset
 	 * so the fixed fields can be put in front once the count is known. */
 	uint8_t *ids = d->scratch + SAMPLE_HEAD, *p = ids, *q;
-	uint32_t n = 0;
-	int64_t ev, cid, id;
-	bool kernel = false, first_in_ctx = true;
+	const struct chain *c;
+	int64_t ev, cid;
+	int ret;
 
 	ev = event_id(d, s, ctx);
 	if (ev < 0)
@@ -443,32 +558,12 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 	cid = comm_id(d, s->tid, comm);
 	if (cid < 0)
 		return (int)cid;
-	if (nraw == 0) {
-		kernel = al ? al->is_kernel_ip : false;
-		id = frame_id(d, ctx, s->pid, s->ip, false, kernel);
-		if (id < 0)
-			return (int)id;
-		p += mtj_dls_put_uv(p, (uint64_t)id);
-		n = 1;
-	}
-	for (uint64_t i = 0; i < nraw && n < MTJ_DLS_MAX_FRAMES; i++) {
-		uint64_t ip = s->raw_callchain[i];
-
-		if (ip >= (uint64_t)PERF_CONTEXT_MAX) {
-			/* A context marker says whose frames follow; the next one is where that
-			 * context was interrupted, not a return address. */
-			kernel = ip == (uint64_t)PERF_CONTEXT_KERNEL ||
-				 ip == (uint64_t)PERF_CONTEXT_GUEST_KERNEL || ip == (uint64_t)PERF_CONTEXT_HV;
-			first_in_ctx = true;
-			continue;
-		}
-		id = frame_id(d, ctx, s->pid, ip, !first_in_ctx && ip > 0, kernel);
-		if (id < 0)
-			return (int)id;
-		first_in_ctx = false;
-		p += mtj_dls_put_uv(p, (uint64_t)id);
-		n++;
-	}
+	chain_fill(d, s, al ? al->is_kernel_ip : false);
+	if ((ret = chain_ids(d, ctx)) < 0)
+		return ret;
+	c = &d->chains[(uint32_t)s->tid % CHAIN_SLOTS];   /* where chain_ids() left it */
+	for (uint32_t i = 0; i < c->n; i++)
+		p += mtj_dls_put_uv(p, c->id[i]);
 	/* The fixed fields (at most 6 varints of <= 10 bytes) in front of the ids. */
 	{
 		uint8_t head[64], *h = head;
@@ -478,7 +573,7 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 		h += mtj_dls_put_uv(h, mtj_dls_zigzag(s->tid));
 		h += mtj_dls_put_uv(h, mtj_dls_zigzag((int64_t)(s->time - d->last_time)));
 		h += mtj_dls_put_uv(h, (uint64_t)cid);
-		h += mtj_dls_put_uv(h, n);
+		h += mtj_dls_put_uv(h, c->n);
 		q = ids - (h - head);
 		memcpy(q, head, (size_t)(h - head));
 	}
@@ -513,14 +608,6 @@ EXPORT int stop(void *data, void *ctx)
 	/* The end record is the tool's proof that nothing was lost: only a clean run sends it. */
 	if (!ret && emit(d, MTJ_DLS_REC_END, rec, mtj_dls_put_uv(rec, d->samples)) == 0)
 		ret = flush_out(d);
-	for (uint32_t i = 0; i < d->str_cap; i++)
-		free(d->strs[i].s);
-	free(d->strs);
-	free(d->frames);
-	free(d->comms);
-	free(d->out);
-	free(d->scratch);
-	free(d->strrec);
-	free(d);
+	free_dlf(d);
 	return ret;
 }

@@ -16,7 +16,11 @@
 
 #include "decode/dlstream.h"
 
-#define BUF_SIZE (2 * MTJ_DLS_MAX_RECORD)
+#define BUF_SIZE   (2 * MTJ_DLS_MAX_RECORD)
+/* Reads take at most this much (more only for a record that needs it) and consumed bytes are
+ * dropped before the next read, so only the front of the buffer is ever touched: memory
+ * stays flat however long the stream is. */
+#define READ_CHUNK (64u * 1024)
 
 struct dls_frame {
 	uint64_t ip, symoff;
@@ -121,15 +125,20 @@ static int fail(struct mtj_dls_reader *r, const char *fmt, ...)
 static ssize_t fill(struct mtj_dls_reader *r, size_t need, mtj_dls_source source, void *src)
 {
 	while (r->end - r->start < need && !r->eof) {
+		size_t want = need - (r->end - r->start);
 		ssize_t n;
 
-		if (r->end == BUF_SIZE) {
+		if (r->start) {
 			memmove(r->buf, r->buf + r->start, r->end - r->start);
 			r->base += r->start;
 			r->end -= r->start;
 			r->start = 0;
 		}
-		n = source(src, r->buf + r->end, BUF_SIZE - r->end);
+		if (want < READ_CHUNK)
+			want = READ_CHUNK;
+		if (want > BUF_SIZE - r->end)
+			want = BUF_SIZE - r->end;
+		n = source(src, r->buf + r->end, want);
 		if (n < 0) {
 			snprintf(r->err, sizeof(r->err), "reading the stream: %s", strerror((int)-n));
 			return n;
