@@ -188,9 +188,10 @@ bool mtj_hit_wait(uint64_t seq, int timeout_ms)
 static void chain(int sig, siginfo_t *si, void *uc)
 {
 	struct sigaction a = app_action[sig];
-	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_IGN)
+	/* sa_handler and sa_sigaction share storage: SIG_DFL/SIG_IGN whatever the flags say. */
+	if (a.sa_handler == SIG_IGN)
 		return;
-	if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) {
+	if (a.sa_handler == SIG_DFL) {
 		/* The default action: re-deliver with the kernel's default disposition.  The
 		 * signal is blocked while we run, so it lands as soon as we return. */
 		struct sigaction dfl;
@@ -274,8 +275,7 @@ static void on_watched(int sig, siginfo_t *si, void *uc)
 		if (is_fatal_kind(sig)) {
 			/* One snapshot per process death, even if several threads crash at once. */
 			if (atomic_exchange(&fatal_taken, 1) == 0) {
-				struct sigaction a = app_action[sig];
-				bool dies = !(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL;
+				bool dies = app_action[sig].sa_handler == SIG_DFL;
 				int d = mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead) ? MTJ_SNAP_NO_SESSION : MTJ_SNAP_YES;
 				uint64_t seq = mtj_hit_record(MTJ_HIT_CRASH, -1, d, 0, uc, sig, reason,
 							      dies ? MTJ_HITF_FATAL : 0);
@@ -290,8 +290,7 @@ static void on_watched(int sig, siginfo_t *si, void *uc)
 			int d = mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead) ? MTJ_SNAP_NO_SESSION : MTJ_SNAP_YES;
 			mtj_hit_record(MTJ_HIT_SIGNAL, -1, d, 0, uc, sig, reason, 0);
 			/* A signal the user named as a trigger does not kill the program by default. */
-			struct sigaction a = app_action[sig];
-			if (!(a.sa_flags & SA_SIGINFO) && a.sa_handler == SIG_DFL) {
+			if (app_action[sig].sa_handler == SIG_DFL) {
 				errno = saved;
 				return;
 			}

@@ -397,6 +397,8 @@ bool mtj_helper_finish_async(int timeout_ms)
 {
 	if (!mtj_rt.helper_running)
 		return true;
+	if ((pid_t)syscall(SYS_gettid) == atomic_load(&mtj_rt.helper_tid))
+		return false;   /* the helper itself is dying: nobody is left to wait for */
 	atomic_store(&quit, 1);
 	ssize_t w = write(mtj_rt.wake_wr, "q", 1);
 	(void)w;
