@@ -136,7 +136,9 @@ static void serve(struct mtj_hit *batch, size_t n)
 	if (wanted > 1)
 		atomic_fetch_add(&mtj_rt.requests_coalesced, wanted - 1);
 
-	static char line[16384];
+	/* One write() per batch: the helper must keep up with hits arriving every ~15 us. */
+	static char out[256 * 1024];
+	size_t used = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct mtj_hit_outcome o;
 		outcome_for(&batch[i], &o);
@@ -149,9 +151,13 @@ static void serve(struct mtj_hit *batch, size_t n)
 		} else {
 			o.why = mtj_decision_why((enum mtj_decision)batch[i].decision);
 		}
-		size_t len = mtj_hitlog_format(line, sizeof(line), mtj_rt.pid, &batch[i], &o);
-		write_line(line, len);
+		if (sizeof(out) - used < MTJ_HITLOG_LINE_MAX) {
+			write_line(out, used);
+			used = 0;
+		}
+		used += mtj_hitlog_format(out + used, MTJ_HITLOG_LINE_MAX, mtj_rt.pid, &batch[i], &o);
 	}
+	write_line(out, used);
 	if (fatal)
 		stop_session();
 	if (max_seq)

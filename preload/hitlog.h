@@ -21,6 +21,9 @@ struct mtj_hit_outcome {
 	int no_symbols;             /* leave "frames" out (see runtime.h: fork_child) */
 };
 
+/* The longest line mtj_hitlog_format() writes. */
+#define MTJ_HITLOG_LINE_MAX 16384
+
 /* Format one line (with '\n') into buf; returns its length, truncating frames if needed. */
 size_t mtj_hitlog_format(char *buf, size_t cap, pid_t pid, const struct mtj_hit *h,
 			 const struct mtj_hit_outcome *o);

@@ -13,7 +13,7 @@
 #include <sys/types.h>
 
 #define MTJ_BT_MAX     32
-#define MTJ_RING_SLOTS 256   /* power of two */
+#define MTJ_RING_SLOTS 1024  /* power of two; ~600 KiB, touched only as bursts need it */
 
 enum mtj_hit_kind {
 	MTJ_HIT_TRIGGER = 0,  /* a hardware breakpoint */
