@@ -22,11 +22,6 @@
  * stays flat however long the stream is. */
 #define READ_CHUNK (64u * 1024)
 
-struct dls_frame {
-	uint64_t ip, symoff;
-	uint32_t sym, dso;   /* string ids */
-};
-
 struct dls_event {
 	uint32_t name;
 	uint64_t period_ns;
@@ -40,7 +35,7 @@ struct mtj_dls_reader {
 
 	char **strs;              /* strs[id], id 1..nstrs */
 	uint32_t nstrs, cap_strs;
-	struct dls_frame *frames; /* frames[id] */
+	struct mtj_frame *frames; /* frames[id], strings resolved when defined: samples copy them */
 	uint32_t nframes, cap_frames;
 	struct dls_event *events; /* events[id] */
 	uint32_t nevents, cap_events;
@@ -150,7 +145,7 @@ static ssize_t fill(struct mtj_dls_reader *r, size_t need, mtj_dls_source source
 	return (ssize_t)(r->end - r->start);
 }
 
-static bool get_uv(struct cursor *c, uint64_t *v)
+static bool get_uv_long(struct cursor *c, uint64_t *v)
 {
 	uint64_t x = 0;
 
@@ -166,8 +161,18 @@ static bool get_uv(struct cursor *c, uint64_t *v)
 	return false;
 }
 
+/* Inline for the common case: most ids and fields fit one byte. */
+static inline bool get_uv(struct cursor *c, uint64_t *v)
+{
+	if (c->p < c->end && *c->p < 0x80) {
+		*v = *c->p++;
+		return true;
+	}
+	return get_uv_long(c, v);
+}
+
 /* A varint that must be an id in 0..max (0 allowed only when zero_ok). */
-static bool get_ref(struct cursor *c, uint32_t max, bool zero_ok, uint32_t *id)
+static inline bool get_ref(struct cursor *c, uint32_t max, bool zero_ok, uint32_t *id)
 {
 	uint64_t v;
 
@@ -229,14 +234,22 @@ static int rec_event(struct mtj_dls_reader *r, struct cursor *c, uint64_t at)
 	return 0;
 }
 
+static const char *str(const struct mtj_dls_reader *r, uint32_t id)
+{
+	return id ? r->strs[id] : NULL;
+}
+
 static int rec_frame(struct mtj_dls_reader *r, struct cursor *c, uint64_t at)
 {
-	struct dls_frame f;
+	struct mtj_frame f;
 	uint64_t id, flags;
+	uint32_t sym, dso;
 
-	if (!get_uv(c, &id) || !get_uv(c, &f.ip) || !get_ref(c, r->nstrs, true, &f.sym) ||
-	    !get_uv(c, &f.symoff) || !get_ref(c, r->nstrs, true, &f.dso) || !get_uv(c, &flags))
+	if (!get_uv(c, &id) || !get_uv(c, &f.ip) || !get_ref(c, r->nstrs, true, &sym) ||
+	    !get_uv(c, &f.symoff) || !get_ref(c, r->nstrs, true, &dso) || !get_uv(c, &flags))
 		return fail(r, "malformed frame record at byte %llu", (unsigned long long)at);
+	f.sym = str(r, sym);
+	f.dso = str(r, dso);
 	if (id != (uint64_t)r->nframes + 1 || id >= MTJ_DLS_MAX_IDS)
 		return fail(r, "frame id %llu out of sequence at byte %llu", (unsigned long long)id,
 			    (unsigned long long)at);
@@ -244,11 +257,6 @@ static int rec_frame(struct mtj_dls_reader *r, struct cursor *c, uint64_t at)
 		return -ENOMEM;
 	r->frames[++r->nframes] = f;
 	return 0;
-}
-
-static const char *str(const struct mtj_dls_reader *r, uint32_t id)
-{
-	return id ? r->strs[id] : NULL;
 }
 
 static int rec_sample(struct mtj_dls_reader *r, struct cursor *c, uint64_t at,
@@ -264,14 +272,11 @@ static int rec_sample(struct mtj_dls_reader *r, struct cursor *c, uint64_t at,
 		return fail(r, "malformed sample record at byte %llu", (unsigned long long)at);
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t id;
-		const struct dls_frame *f;
 
 		if (!get_ref(c, r->nframes, false, &id))
 			return fail(r, "sample at byte %llu: frame %llu is not a defined frame",
 				    (unsigned long long)at, (unsigned long long)i);
-		f = &r->frames[id];
-		r->tmp[i] = (struct mtj_frame){ .ip = f->ip, .sym = str(r, f->sym), .symoff = f->symoff,
-						.dso = str(r, f->dso) };
+		r->tmp[i] = r->frames[id];
 	}
 	r->time += (uint64_t)mtj_dls_unzigzag(dtime);
 	s = (struct mtj_sample){

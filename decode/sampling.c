@@ -15,6 +15,8 @@ struct fn {
 	const char *sym, *dso;   /* the key: borrowed (interned mode) or owned copies */
 	const char *name;        /* demangled, or sym, or "[unknown]" */
 	const char *object;      /* basename of dso, or NULL */
+	/* name and object as the writer's own copies: passing these spares it comparing */
+	const char *wname, *wobject;
 	char *demangled;
 	uint64_t hash;
 };
@@ -37,6 +39,7 @@ struct thread {
 	uint64_t emitted_ns;     /* time of the last event written */
 	uint64_t period_ns;
 	char *comm;
+	const char *comm_key;    /* interned mode: the sample's comm pointer behind t->comm */
 	struct instant *pending; /* sorted by ts */
 };
 
@@ -97,7 +100,7 @@ static uint64_t fn_hash(const struct mtj_sampling *s, const char *sym, const cha
 	return mix(hash_str(sym) ^ (hash_str(dso) * 31));
 }
 
-static bool fn_is(const struct mtj_sampling *s, const struct fn *f, const char *sym, const char *dso)
+static inline bool fn_is(const struct mtj_sampling *s, const struct fn *f, const char *sym, const char *dso)
 {
 	if (s->interned)
 		return f->sym == sym && f->dso == dso;
@@ -157,6 +160,12 @@ static struct fn *fn_new(const struct mtj_sampling *s, const char *sym, const ch
 	if (f->dso) {
 		slash = strrchr(f->dso, '/');
 		f->object = slash && slash[1] ? slash + 1 : f->dso;
+	}
+	f->wname = mtj_writer_intern(s->w, f->name);
+	f->wobject = mtj_writer_intern(s->w, f->object);
+	if (!f->wname || (f->object && !f->wobject)) {
+		fn_free(s, f);
+		return NULL;
 	}
 	return f;
 }
@@ -247,7 +256,11 @@ static int note_comm(struct mtj_sampling *s, struct thread *t, const char *comm)
 	struct process *p;
 	int ret;
 
-	if (!comm || (t->comm && !strcmp(t->comm, comm)))
+	if (!comm || (s->interned && comm == t->comm_key))
+		return 0;   /* interned strings: the same pointer is the same name */
+	if (s->interned)
+		t->comm_key = comm;
+	if (t->comm && !strcmp(t->comm, comm))
 		return 0;
 	free(t->comm);
 	if (!(t->comm = strdup(comm)))
@@ -303,7 +316,7 @@ static int close_to(struct mtj_sampling *s, struct thread *t, uint32_t keep, uin
 	while (ret == 0 && t->depth > keep) {
 		const struct fn *f = t->stack[--t->depth];
 
-		ret = mtj_writer_end(s->w, t->pid, t->tid, ts, f->name);
+		ret = mtj_writer_end(s->w, t->pid, t->tid, ts, f->wname);
 		t->emitted_ns = ts;
 	}
 	return ret;
@@ -324,7 +337,7 @@ static int open_from(struct mtj_sampling *s, struct thread *t, const struct fn *
 		t->cap = cap;
 	}
 	for (uint32_t i = t->depth; ret == 0 && i < n; i++) {
-		ret = mtj_writer_begin(s->w, t->pid, t->tid, ts, fns[i]->name, fns[i]->object);
+		ret = mtj_writer_begin(s->w, t->pid, t->tid, ts, fns[i]->wname, fns[i]->wobject);
 		t->stack[t->depth++] = (struct fn *)fns[i];
 		t->emitted_ns = ts;
 		s->st.spans++;

@@ -18,6 +18,7 @@
 #ifndef MTJ_DECODE_TRACE_H
 #define MTJ_DECODE_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +64,11 @@ struct mtj_writer {
 	uint64_t bytes_hint;    /* for statistics; maintained by writers that know it */
 	uint32_t flags;         /* MTJ_WRITER_* given to mtj_writer_open_flags() */
 	void *core;             /* writer.c's nesting/time checker state */
+	/* True only while writer.c runs a back end's begin/end: the name and object it passes
+	 * are the writer's own copies, unchanged until mtj_writer_close(), so the back end may
+	 * recognise a repeated name by its pointer alone.  A back end called in any other way
+	 * (by a wrapping writer) sees false and compares strings. */
+	bool own_names;
 };
 
 /* Folded stacks: no "comm-tid" root frame (by default each stack starts with the thread). */
@@ -84,6 +90,11 @@ int mtj_writer_end(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts
 int mtj_writer_instant(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts_ns,
 		       const char *name, const struct mtj_arg *args, size_t nargs);
 int mtj_writer_close(struct mtj_writer *w);
+
+/* The writer's own copy of s, valid until mtj_writer_close() (NULL: out of memory; s itself
+ * for a writer without a checker).  Producers that pass these copies to begin/end spare the
+ * writer and the back end comparing the same strings on every call. */
+const char *mtj_writer_intern(struct mtj_writer *w, const char *s);
 
 /*
  * Output details (what tests and viewers can rely on):
@@ -128,6 +139,9 @@ struct mtj_strtab *mtj_strtab_new(void);
 void mtj_strtab_free(struct mtj_strtab *t);
 /* Id of s (added if new); -ENOMEM. */
 int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id);
+/* The same for a string the caller guarantees to stay unchanged at this address while t
+ * lives: repeated calls with the pointer then skip comparing the string. */
+int mtj_strtab_intern_fixed(struct mtj_strtab *t, const char *s, uint32_t *id);
 const char *mtj_strtab_str(const struct mtj_strtab *t, uint32_t id);
 uint32_t mtj_strtab_count(const struct mtj_strtab *t);
 

@@ -3,6 +3,11 @@
  * and time never goes backwards.  Checking here keeps every back end simple and makes a
  * reconstruction bug show up as -EINVAL at the call that broke the rule, not as a trace
  * that a viewer silently mangles.
+ *
+ * Names and objects are interned here anyway (an end is checked against the open begin's
+ * name), so back ends get the interned copies and w->own_names: they can then key their own
+ * per-name caches by pointer.  A producer that passes copies from mtj_writer_intern() makes
+ * the checks pointer comparisons too.
  */
 #include "decode/trace.h"
 
@@ -13,7 +18,7 @@
 struct core_thread {
 	uint32_t pid, tid;
 	uint64_t last_ts;
-	uint32_t *stack;        /* interned names of the open begins, outermost first */
+	const char **stack;     /* names of the open begins (our copies), outermost first */
 	uint32_t depth, cap;
 };
 
@@ -153,11 +158,55 @@ int mtj_writer_thread_name(struct mtj_writer *w, uint32_t pid, uint32_t tid, con
 	return w->ops->thread_name(w, pid, tid, name);
 }
 
+const char *mtj_writer_intern(struct mtj_writer *w, const char *s)
+{
+	struct core *c = w ? w->core : NULL;
+	uint32_t id;
+
+	if (!c || !s)
+		return s;
+	return mtj_strtab_intern(c->names, s, &id) ? NULL : mtj_strtab_str(c->names, id);
+}
+
+static int grow_stack(struct core_thread *t)
+{
+	uint32_t ncap = t->cap ? t->cap * 2 : 32;
+	const char **st = realloc(t->stack, (size_t)ncap * sizeof(*st));
+
+	if (!st)
+		return -ENOMEM;
+	t->stack = st;
+	t->cap = ncap;
+	return 0;
+}
+
+/* ops->begin/end with our own copies of the strings (see the top of the file). */
+static int own_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts,
+		     const char *name, const char *object)
+{
+	int rc;
+
+	w->own_names = true;
+	rc = w->ops->begin(w, pid, tid, ts, name, object);
+	w->own_names = false;
+	return rc;
+}
+
+static int own_end(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts, const char *name)
+{
+	int rc;
+
+	w->own_names = true;
+	rc = w->ops->end(w, pid, tid, ts, name);
+	w->own_names = false;
+	return rc;
+}
+
 int mtj_writer_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts_ns,
 		     const char *name, const char *object)
 {
 	struct core_thread *t;
-	uint32_t id;
+	uint32_t id, oid;
 	int rc;
 
 	if (!w || !w->ops || !name)
@@ -168,21 +217,16 @@ int mtj_writer_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t 
 		return -ENOMEM;
 	if (ts_ns < t->last_ts)
 		return -EINVAL;
-	if (mtj_strtab_intern(c->names, name, &id))
+	if (mtj_strtab_intern(c->names, name, &id) ||
+	    (object && mtj_strtab_intern(c->names, object, &oid)))
 		return -ENOMEM;
-	if (t->depth == t->cap) {
-		uint32_t ncap = t->cap ? t->cap * 2 : 32;
-		uint32_t *st = realloc(t->stack, (size_t)ncap * sizeof(*st));
-
-		if (!st)
-			return -ENOMEM;
-		t->stack = st;
-		t->cap = ncap;
-	}
-	rc = w->ops->begin(w, pid, tid, ts_ns, name, object);
+	if (t->depth == t->cap && grow_stack(t))
+		return -ENOMEM;
+	name = mtj_strtab_str(c->names, id);
+	rc = own_begin(w, pid, tid, ts_ns, name, object ? mtj_strtab_str(c->names, oid) : NULL);
 	if (rc)
 		return rc;
-	t->stack[t->depth++] = id;
+	t->stack[t->depth++] = name;
 	t->last_ts = ts_ns;
 	w->events++;
 	return 0;
@@ -199,9 +243,10 @@ int mtj_writer_end(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t ts
 		return -ENOMEM;
 	if (t->depth == 0 || ts_ns < t->last_ts)
 		return -EINVAL;
-	if (strcmp(mtj_strtab_str(((struct core *)w->core)->names, t->stack[t->depth - 1]), name) != 0)
+	/* our copy: a producer passing it back is the common case, and needs no strcmp */
+	if (name != t->stack[t->depth - 1] && strcmp(t->stack[t->depth - 1], name) != 0)
 		return -EINVAL;
-	rc = w->ops->end(w, pid, tid, ts_ns, name);
+	rc = own_end(w, pid, tid, ts_ns, t->stack[t->depth - 1]);
 	if (rc)
 		return rc;
 	t->depth--;
@@ -242,9 +287,7 @@ int mtj_writer_close(struct mtj_writer *w)
 		struct core_thread *t = &c->th[i];
 
 		while (t->depth && !rc) {
-			const char *name = mtj_strtab_str(c->names, t->stack[t->depth - 1]);
-
-			rc = w->ops->end(w, t->pid, t->tid, t->last_ts, name);
+			rc = own_end(w, t->pid, t->tid, t->last_ts, t->stack[t->depth - 1]);
 			t->depth--;
 			w->events++;
 		}

@@ -56,12 +56,13 @@ static int node_new(struct fd *d, uint32_t parent, uint32_t name, uint32_t *out)
 	return 0;
 }
 
-static int child_of(struct fd *d, uint32_t parent, const char *name, uint32_t *out)
+/* fixed: name is a writer-owned copy (w->own_names), so interning can go by its pointer */
+static int child_of(struct fd *d, uint32_t parent, const char *name, bool fixed, uint32_t *out)
 {
 	uint32_t id;
 	uint64_t key;
 
-	if (mtj_strtab_intern(d->names, name, &id))
+	if ((fixed ? mtj_strtab_intern_fixed : mtj_strtab_intern)(d->names, name, &id))
 		return -ENOMEM;
 	key = (uint64_t)parent << 32 | id;
 	if (mtj_u64map_get(&d->children, key, out))
@@ -152,7 +153,7 @@ static int folded_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64
 	uint32_t child;
 
 	(void)object;
-	if (!t || child_of(d, t->cur, name, &child))
+	if (!t || child_of(d, t->cur, name, w->own_names, &child))
 		return -ENOMEM;
 	t->cur = child;
 	t->depth++;
@@ -182,7 +183,7 @@ static int folded_instant(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint
 	uint32_t leaf;
 
 	(void)args, (void)nargs;
-	if (!t || child_of(d, t->cur, name, &leaf))
+	if (!t || child_of(d, t->cur, name, false, &leaf))
 		return -ENOMEM;
 	d->nodes[leaf].hits++;
 	return 0;

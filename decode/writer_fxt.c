@@ -53,6 +53,7 @@ struct lru {
 struct fxt_str {
 	char *s;
 	uint32_t len;
+	uint32_t gen;                   /* bumped each time the slot is (re-)defined */
 	uint64_t hash;
 };
 
@@ -65,12 +66,15 @@ struct sref {
 
 /*
  * The slot a caller's pointer named last time.  Producers pass the same pointer for the same
- * name over and over, so this spares hashing the string; the slot's text is still compared,
- * since a borrowed pointer may hold another string by now and a slot may have been reused.
+ * name over and over, so this spares hashing the string.  The slot must not have been
+ * re-defined since (its generation), and the text is compared unless the pointer cannot
+ * hold another string: our own literals and the writer's copies (w->own_names).
  */
 struct srecent {
 	const char *key;                /* compared, never dereferenced */
+	uint32_t gen;                   /* the slot's generation when this was stored */
 	uint16_t slot;                  /* 0 = none */
+	bool fixed;
 };
 
 struct fw {
@@ -203,7 +207,8 @@ static uint32_t utf8_cut(const char *s, size_t len, uint32_t max)
 	return n;
 }
 
-static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct sref *out)
+/* The reference for string s; fixed: s does not change while the writer is open. */
+static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, bool fixed, struct sref *out)
 {
 	uintptr_t k = (uintptr_t)s;
 	struct srecent *r = &f->recent[(k >> 3 ^ k >> 13) & (FXT_RECENT - 1)];
@@ -211,11 +216,11 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 	uint32_t len, slot;
 	uint64_t h;
 
-	if (r->key == s && r->slot) {
+	if (r->key == s && r->slot && f->str[r->slot].gen == r->gen) {
 		const struct fxt_str *e = &f->str[r->slot];
 
 		/* equal to the slot's text, and not longer (a cut string takes the slow path) */
-		if (strncmp(e->s, s, e->len) == 0 && s[e->len] == '\0') {
+		if (r->fixed || (strncmp(e->s, s, e->len) == 0 && s[e->len] == '\0')) {
 			lru_touch(&f->slru, r->slot);
 			*out = (struct sref){ .ref = r->slot };
 			return 0;
@@ -234,7 +239,8 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 		if (e->len == len && memcmp(e->s, s, len) == 0) {
 			lru_touch(&f->slru, (uint16_t)slot);
 			*out = (struct sref){ .ref = (uint16_t)slot };
-			*r = (struct srecent){ .key = s, .slot = (uint16_t)slot };
+			*r = (struct srecent){ .key = s, .gen = e->gen, .slot = (uint16_t)slot,
+					       .fixed = fixed };
 			return 0;
 		}
 		/* 64-bit hash collision: an inline string is always correct */
@@ -257,7 +263,7 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 	}
 	free(f->str[slot].s);
 	memcpy(copy, s, len);
-	f->str[slot] = (struct fxt_str){ .s = copy, .len = len, .hash = h };
+	f->str[slot] = (struct fxt_str){ .s = copy, .len = len, .gen = f->str[slot].gen + 1, .hash = h };
 	lru_push_front(&f->slru, (uint16_t)slot);
 
 	fw_room(w, f, 1 + words_for(len));
@@ -265,7 +271,7 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, struct s
 		   (uint64_t)len << 32);
 	fw_stream(f, s, len);
 	*out = (struct sref){ .ref = (uint16_t)slot };
-	*r = (struct srecent){ .key = s, .slot = (uint16_t)slot };
+	*r = (struct srecent){ .key = s, .gen = f->str[slot].gen, .slot = (uint16_t)slot, .fixed = fixed };
 	return 0;
 }
 
@@ -350,9 +356,9 @@ static int fxt_kobj(struct mtj_writer *w, uint32_t pid, const uint32_t *tid, con
 	uint32_t size;
 	int rc;
 
-	if ((rc = fw_string(w, f, name, &n)))
+	if ((rc = fw_string(w, f, name, false, &n)))
 		return rc;
-	if (tid && (rc = fw_string(w, f, "process", &key)))
+	if (tid && (rc = fw_string(w, f, "process", true, &key)))
 		return rc;
 	size = 2 + sref_words(&n) + (tid ? 2 + sref_words(&key) : 0);
 	fw_room(w, f, size);
@@ -425,15 +431,17 @@ static int fxt_event(struct mtj_writer *w, unsigned type, uint32_t pid, uint32_t
 	if (nargs > FXT_MAX_ARGS)
 		nargs = FXT_MAX_ARGS;
 	/* Define everything the event refers to first: records cannot nest. */
-	if ((rc = fw_string(w, f, "mtinject", &cat)) || (rc = fw_string(w, f, name, &nm)))
+	if ((rc = fw_string(w, f, "mtinject", true, &cat)) ||
+	    (rc = fw_string(w, f, name, w->own_names, &nm)))
 		return rc;
 	for (size_t i = 0; i < nargs; i++) {
 		ea[i].a = &args[i];
 		ea[i].sval = (struct sref){ 0 };
-		if ((rc = fw_string(w, f, args[i].key ? args[i].key : "", &ea[i].key)))
+		/* begin's one argument is ours: key "object", value a writer-owned copy */
+		if ((rc = fw_string(w, f, args[i].key ? args[i].key : "", w->own_names, &ea[i].key)))
 			return rc;
 		if (args[i].type == MTJ_ARG_STR && args[i].s &&
-		    (rc = fw_string(w, f, args[i].s, &ea[i].sval)))
+		    (rc = fw_string(w, f, args[i].s, w->own_names, &ea[i].sval)))
 			return rc;
 	}
 	if ((rc = fw_thread(w, f, pid, tid, &thr)))

@@ -25,12 +25,14 @@
 /*
  * A name escaped once.  Entries are found by the caller's pointer (producers pass the same
  * pointer for the same function) but a hit is only trusted when the string there still
- * equals our copy: strings are borrowed, so a pointer alone proves nothing.
+ * equals our copy: strings are borrowed, so a pointer alone proves nothing; except the
+ * writer's own copies (w->own_names), which do not change until the writer closes.
  */
 struct jname {
 	const char *key;        /* the caller's pointer: compared, never dereferenced */
 	char *raw;              /* copy of the string, then its escaped form with quotes */
 	uint32_t raw_len, esc_len;
+	bool fixed;             /* key is a writer-owned copy */
 };
 
 struct jw {
@@ -166,7 +168,7 @@ static void jw_name(struct mtj_writer *w, struct jw *j, const char *s)
 	size_t len;
 	char *d;
 
-	if (e->key == s && strcmp(e->raw, s) == 0) {
+	if (e->key == s && (e->fixed || strcmp(e->raw, s) == 0)) {
 		jw_raw(w, j, e->raw + e->raw_len + 1, e->esc_len);
 		return;
 	}
@@ -188,7 +190,7 @@ static void jw_name(struct mtj_writer *w, struct jw *j, const char *s)
 			memcpy(raw, s, len + 1);
 			memcpy(raw + len + 1, j->buf + j->len, esc);
 			*e = (struct jname){ .key = s, .raw = raw, .raw_len = (uint32_t)len,
-					     .esc_len = (uint32_t)esc };
+					     .esc_len = (uint32_t)esc, .fixed = w->own_names };
 		}
 		/* without memory the name is just not cached */
 		j->len += esc;

@@ -5,6 +5,7 @@
 #include "decode/trace.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,11 +142,13 @@ struct strent {
  * Producers pass the same pointer for the same name again and again (a function's name is
  * one string for the whole decode), so the last id seen for a pointer is tried first: one
  * strcmp instead of hashing and probing.  The string is compared because a borrowed pointer
- * may hold another string by now.
+ * may hold another string by now, unless the pointer is known not to change: our own copy,
+ * or one the caller vouched for (mtj_strtab_intern_fixed()).
  */
 struct recent {
 	const char *key;        /* compared, never dereferenced */
 	uint32_t id;
+	bool fixed;             /* key holds the same string as long as the table lives */
 };
 
 struct mtj_strtab {
@@ -199,14 +202,14 @@ static int strtab_rehash(struct mtj_strtab *t)
 	return 0;
 }
 
-int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
+static int intern(struct mtj_strtab *t, const char *s, bool fixed, uint32_t *id)
 {
 	struct recent *r = recent_of(t, s);
 	size_t len;
 	uint64_t h;
 	uint32_t j;
 
-	if (r->key == s && strcmp(t->ents[r->id].s, s) == 0) {
+	if (r->key == s && (r->fixed || strcmp(t->ents[r->id].s, s) == 0)) {
 		*id = r->id;
 		return 0;
 	}
@@ -218,7 +221,7 @@ int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
 
 			if (e->hash == h && e->len == len && memcmp(e->s, s, len) == 0) {
 				*id = t->slots[j] - 1;
-				*r = (struct recent){ .key = s, .id = *id };
+				*r = (struct recent){ .key = s, .id = *id, .fixed = fixed || s == e->s };
 				return 0;
 			}
 		}
@@ -244,8 +247,18 @@ int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
 		;
 	t->slots[j] = t->n + 1;
 	*id = t->n++;
-	*r = (struct recent){ .key = s, .id = *id };
+	*r = (struct recent){ .key = s, .id = *id, .fixed = fixed };
 	return 0;
+}
+
+int mtj_strtab_intern(struct mtj_strtab *t, const char *s, uint32_t *id)
+{
+	return intern(t, s, false, id);
+}
+
+int mtj_strtab_intern_fixed(struct mtj_strtab *t, const char *s, uint32_t *id)
+{
+	return intern(t, s, true, id);
 }
 
 const char *mtj_strtab_str(const struct mtj_strtab *t, uint32_t id)
