@@ -16,3 +16,6 @@ n=$("$TTOOLS/trace-check" t.json --count-spans parse_input --tid "$tid")
 "$TTOOLS/trace-check" t.json --dump --tid "$tid" | grep -q 'checksum_block' || fail "no checksum_block on worker-2"
 "$TTOOLS/trace-check" t.json --has-instant "hit: handle_request" --tid "$tid" >/dev/null || fail "hit missing"
 echo "ok: $n parse_input spans on worker-2"
+# the point of DWARF: the leaf's caller is there (frame pointers lose it, see 001)
+"$TOOL" decode out -o t.folded -q || fail "decode to folded failed"
+grep -q "^worker-2-$tid;.*parse_input;checksum_block " t.folded || { head -5 t.folded; fail "no parse_input;checksum_block stack on worker-2"; }
