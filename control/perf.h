@@ -221,4 +221,13 @@ int mtj_perf_output_from_argv(int argc, char *const argv[], const char *cwd, cha
 /* After fork() in the child: forget the parent's session without touching perf. */
 void mtj_session_forget(struct mtj_session *s);
 
+/*
+ * Move a descriptor of ours out of the program's way: a copy at or above 900 (close-on-exec),
+ * the original closed.  Programs allocate the lowest free numbers and daemons close
+ * 3..N at start-up; a pipe of ours that got a low number could otherwise be closed under us
+ * and the number reused for one of the program's files, which our next write would then
+ * corrupt.  Returns the new fd, or fd itself when the limit leaves no room.
+ */
+int mtj_fd_move_high(int fd);
+
 #endif

@@ -9,6 +9,9 @@
  */
 #include "control/perf.h"
 
+/* mtj_fd_move_high: above what ordinary programs use, below the usual 1024 soft limit. */
+#define MTJ_FD_HIGH 900
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -180,4 +183,15 @@ void mtj_perf_describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "was killed by signal %d (SIG%s)", WTERMSIG(status), abbrev ? abbrev : "?");
 	} else
 		snprintf(buf, len, "ended (wait status 0x%x)", status);
+}
+
+int mtj_fd_move_high(int fd)
+{
+	if (fd < 0 || fd >= MTJ_FD_HIGH)
+		return fd;
+	int hi = fcntl(fd, F_DUPFD_CLOEXEC, MTJ_FD_HIGH);
+	if (hi < 0)
+		return fd;
+	close(fd);
+	return hi;
 }

@@ -317,8 +317,8 @@ int mtj_session_spawn(const struct mtj_perf_caps *caps, const struct mtj_record_
 	if (s->control) {
 		if ((rc = make_pipes(ours, perfs)) < 0)
 			goto fail;
-		s->ctl = ours[0];
-		s->ack = ours[1];
+		s->ctl = mtj_fd_move_high(ours[0]);
+		s->ack = mtj_fd_move_high(ours[1]);
 		ro.ctl_fd = 3; /* where mtj_perf_exec puts them in perf */
 		ro.ack_fd = 4;
 	}
@@ -346,7 +346,7 @@ int mtj_session_spawn(const struct mtj_perf_caps *caps, const struct mtj_record_
 		mtj_perf_set_error("cannot start %s: %s", caps->path, strerror(-rc));
 		goto fail;
 	}
-	s->pidfd = pidfd_of(s->pid);
+	s->pidfd = mtj_fd_move_high(pidfd_of(s->pid));
 
 	if (start_timeout_ms > 0) {
 		uint64_t deadline = deadline_after(start_timeout_ms);
@@ -497,7 +497,7 @@ int mtj_session_attach(const struct mtj_perf_caps *caps, const char *spec, enum 
 		goto bad;
 	if (pidtext && parse_pid(pidtext, &s->pid) < 0)
 		goto bad;
-	s->pidfd = pidfd_of(s->pid);
+	s->pidfd = mtj_fd_move_high(pidfd_of(s->pid));
 	/* Without the command line we assume what a flight recorder needs. */
 	s->switch_output = s->backend == MTJ_BACKEND_SAMPLING;
 	bool known = false;

@@ -23,6 +23,7 @@
 
 static void add_fd(struct mtj_trigger_rt *t, int fd)
 {
+	fd = mtj_fd_move_high(fd);  /* the handler ioctls these: keep them out of the program's way */
 	int n = atomic_load(&t->nfds);
 	if (n >= MTJ_MAX_BP_FDS) {
 		close(fd);

@@ -327,6 +327,17 @@ static void *helper_main(void *arg)
 	while (!atomic_load(&quit)) {
 		struct pollfd p[2] = { { mtj_rt.wake_rd, POLLIN, 0 }, { ctl_fd, POLLIN, 0 } };
 		int rc = poll(p, ctl_fd >= 0 ? 2 : 1, 250);
+		if (rc > 0 && (p[0].revents & POLLNVAL)) {
+			/* The program closed our descriptors (a daemon's close-everything): nothing we
+			 * write can be trusted to land in our own files any more. */
+			mtj_log(MTJ_LOG_ERROR, "the program closed mtinject's file descriptors; tracing stops");
+			atomic_store(&mtj_rt.phase, MTJ_PHASE_OFF);
+			for (size_t i = 0; i < mtj_rt.ntrig; i++)
+				mtj_disarm_trigger(i, MTJ_TRIG_DONE);
+			break;
+		}
+		if (ctl_fd >= 0 && rc > 0 && (p[1].revents & POLLNVAL))
+			ctl_fd = ctl_keep_fd = -1;
 		if (rc > 0 && (p[0].revents & POLLIN)) {
 			char sink[256];
 			while (read(mtj_rt.wake_rd, sink, sizeof(sink)) > 0)
@@ -361,15 +372,15 @@ int mtj_helper_start(void)
 	stopped = false;
 	session_reported = false;
 	snprintf(path, sizeof(path), "%s/hits.jsonl", mtj_rt.outdir);
-	hits_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	hits_fd = mtj_fd_move_high(open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600));
 	if (hits_fd < 0)
 		return -errno;
 	snprintf(path, sizeof(path), "%s/control", mtj_rt.outdir);
 	unlink(path);
 	if (mkfifo(path, 0600) == 0) {
-		ctl_fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+		ctl_fd = mtj_fd_move_high(open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
 		/* Keep a writer open so poll() does not report EOF after each client. */
-		ctl_keep_fd = open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC);
+		ctl_keep_fd = mtj_fd_move_high(open(path, O_WRONLY | O_NONBLOCK | O_CLOEXEC));
 	}
 	if (ctl_fd < 0)
 		mtj_log(MTJ_LOG_INFO, "no control FIFO at %s: %s", path, strerror(errno));

@@ -214,8 +214,8 @@ static void start_tracing(bool in_fork_child)
 		mtj_log(MTJ_LOG_ERROR, "pipe: %s; the program runs untraced", strerror(errno));
 		goto fail;
 	}
-	mtj_rt.wake_rd = p[0];
-	mtj_rt.wake_wr = p[1];
+	mtj_rt.wake_rd = mtj_fd_move_high(p[0]);
+	mtj_rt.wake_wr = mtj_fd_move_high(p[1]);
 	if ((rc = mtj_helper_start()) < 0) {
 		mtj_log(MTJ_LOG_ERROR, "cannot start the helper thread: %s; the program runs untraced", strerror(-rc));
 		goto fail;
@@ -263,7 +263,7 @@ void mtj_start(void)
 			mtj_log(MTJ_LOG_ERROR, "MTINJECT_LOG_FILE: cannot open '%s': %s; logging to stderr",
 				mtj_rt.cfg.log_file, strerror(errno));
 		else
-			mtj_log_setup(mtj_rt.cfg.log_level, fd);
+			mtj_log_setup(mtj_rt.cfg.log_level, mtj_fd_move_high(fd));
 	} else {
 		mtj_log_setup(mtj_rt.cfg.log_level, 2);
 	}

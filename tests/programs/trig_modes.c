@@ -150,6 +150,32 @@ static int mode_own_segv(void)
 	return 0;
 }
 
+/* A daemon's start-up: close every descriptor above stderr, then open files of its own,
+ * which get the low numbers; everything written there must be exactly what it wrote. */
+static int mode_closefrom(void)
+{
+	for (int fd = 3; fd < 1024; fd++)
+		close(fd);
+	char path[] = "/tmp/trig_modes.XXXXXX";
+	int fd = mkstemp(path);
+	const char *text = "only the program writes here\n";
+	for (int i = 0; i < 5; i++) {
+		target_fn(i);
+		if (write(fd, text, strlen(text)) < 0)
+			return 1;
+	}
+	spin_ms(300);
+	char buf[4096];
+	ssize_t n = pread(fd, buf, sizeof(buf), 0);
+	close(fd);
+	unlink(path);
+	int intact = n == (ssize_t)(5 * strlen(text));
+	for (int i = 0; intact && i < 5; i++)
+		intact = !memcmp(buf + (size_t)i * strlen(text), text, strlen(text));
+	printf("file intact: %d\n", intact);
+	return intact ? 0 : 1;
+}
+
 static void *blocked_body(void *arg)
 {
 	(void)arg;
@@ -251,6 +277,8 @@ int main(int argc, char **argv)
 		printf("survived SIGUSR1\n");
 		return 0;
 	}
+	if (!strcmp(mode, "closefrom"))
+		return mode_closefrom();
 	if (!strcmp(mode, "own-segv"))
 		return mode_own_segv();
 	if (!strcmp(mode, "own-sigtrap"))
