@@ -115,6 +115,20 @@ static void outcome_for(const struct mtj_hit *h, struct mtj_hit_outcome *o)
 	}
 }
 
+/* Single-shot set-ups end early: once every trigger has used its count and nothing else can
+ * ask for a snapshot (no MTINJECT_ON), the flight recorder has no more work. */
+static bool nothing_left_to_trigger(void)
+{
+	if (mtj_rt.cfg.on || mtj_rt.ntrig == 0)
+		return false;
+	for (size_t i = 0; i < mtj_rt.ntrig; i++) {
+		int st = atomic_load(&mtj_rt.trig[i].state);
+		if (st != MTJ_TRIG_DONE && st != MTJ_TRIG_FAILED)
+			return false;
+	}
+	return true;
+}
+
 /* Serve a batch: one snapshot for every hit in it that asked for one, then the lines. */
 static void serve(struct mtj_hit *batch, size_t n)
 {
@@ -158,8 +172,11 @@ static void serve(struct mtj_hit *batch, size_t n)
 		used += mtj_hitlog_format(out + used, MTJ_HITLOG_LINE_MAX, mtj_rt.pid, &batch[i], &o);
 	}
 	write_line(out, used);
-	if (fatal)
+	if (fatal || (wanted && nothing_left_to_trigger())) {
+		if (!fatal)
+			mtj_log(MTJ_LOG_INFO, "every trigger has taken its snapshots: perf stopped, the program runs on untraced");
 		stop_session();
+	}
 	if (max_seq)
 		atomic_store(&mtj_rt.done_seq, max_seq);
 }
