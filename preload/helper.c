@@ -119,7 +119,8 @@ static void outcome_for(const struct mtj_hit *h, struct mtj_hit_outcome *o)
  * ask for a snapshot (no MTINJECT_ON), the flight recorder has no more work. */
 static bool nothing_left_to_trigger(void)
 {
-	if (mtj_rt.cfg.on || mtj_rt.ntrig == 0)
+	/* While exiting, triggers are disarmed for shutdown, not because they are used up. */
+	if (mtj_rt.cfg.on || mtj_rt.ntrig == 0 || atomic_load(&mtj_rt.phase) != MTJ_PHASE_ACTIVE)
 		return false;
 	for (size_t i = 0; i < mtj_rt.ntrig; i++) {
 		int st = atomic_load(&mtj_rt.trig[i].state);
