@@ -18,21 +18,8 @@ first_block=$(grep -n '^```' "$readme" | head -n 1 | cut -d: -f1)
 before=$(head -n $((first_block - 1)) "$readme" | grep -cv '^\(# .*\)\?$')
 assert_eq "$before" 0 "lines of text before the set-up commands"
 
-# The variable names come from the table that drives parsing, as in 090-docs-env.sh.
-command -v cc >/dev/null 2>&1 || skip "no C compiler (cc) to read mtj_env_vars[]"
-cat >vars.c <<'EOF'
-#include <stdio.h>
-#include "preload/config.h"
-int main(void)
-{
-	for (size_t i = 0; i < mtj_env_vars_count; i++)
-		printf("%s\n", mtj_env_vars[i].name);
-	return 0;
-}
-EOF
-cc -std=gnu11 -D_GNU_SOURCE -I"$MTJ_SRC" -I"$MTJ_SRC/include" -o vars vars.c \
-	"$MTJ_SRC/preload/config.c" "$MTJ_SRC/preload/config_values.c" "$MTJ_SRC/preload/trigger_spec.c" || fail "cannot build the table reader"
-./vars >vars.txt || fail "table reader failed"
+# The names come from the table that drives parsing (tests/tools/env-vars.c), not a copy.
+"$TTOOLS/env-vars" >vars.txt || fail "cannot list mtj_env_vars[]"
 [ "$(wc -l <vars.txt)" -ge 18 ] || fail "only $(wc -l <vars.txt) variables in mtj_env_vars[]"
 
 missing=""
