@@ -53,6 +53,13 @@ static void *worker(void *arg)
 	return NULL;
 }
 
+static uint64_t cpu_ns(clockid_t c)
+{
+	struct timespec ts;
+	clock_gettime(c, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 static double ms_since(uint64_t t0)
 {
 	return (double)(mtj_perf_now_ns() - t0) / 1e6;
@@ -190,8 +197,17 @@ int main(int argc, char **argv)
 		printf("error: %s\n", mtj_perf_last_error());
 		failures++;
 	}
+	clockid_t worker_cpu;
+	bool have_cpu = pthread_getcpuclockid(th, &worker_cpu) == 0;
 	for (int i = 1; s && i <= n; i++) {
-		sleep_ms(interval);
+		/* Request once the worker really ran for a third of the last interval: on a loaded
+		 * machine wall time alone does not guarantee samples before the request. */
+		for (int tries = 0; tries < 20; tries++) {
+			uint64_t c0 = have_cpu ? cpu_ns(worker_cpu) : 0;
+			sleep_ms(interval);
+			if (!have_cpu || cpu_ns(worker_cpu) - c0 >= (uint64_t)interval * 1000000u / 3)
+				break;
+		}
 		struct timespec req;
 		clock_gettime(CLOCK_MONOTONIC, &req);
 		char file[4096];
