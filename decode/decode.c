@@ -39,8 +39,7 @@ struct snap {
 	unsigned index;            /* 1-based position among its input's snapshots */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
+void mtj_decode_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -96,24 +95,24 @@ int mtj_decode_list_snapshots(const char *input, char ***out, char *err, size_t 
 	DIR *d;
 
 	if (stat(input, &st) < 0) {
-		set_err(err, errlen, "%s: %s", input, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", input, strerror(errno));
 		return MTJ_DECODE_ENOINPUT;
 	}
 	if (!S_ISDIR(st.st_mode)) {
 		if (access(input, R_OK) < 0) {
-			set_err(err, errlen, "%s: %s", input, strerror(errno));
+			mtj_decode_set_err(err, errlen, "%s: %s", input, strerror(errno));
 			return MTJ_DECODE_ENOINPUT;
 		}
 		if (!(v = malloc(sizeof(*v))) || !(v[0] = strdup(input))) {
 			free(v);
-			set_err(err, errlen, "out of memory");
+			mtj_decode_set_err(err, errlen, "out of memory");
 			return MTJ_DECODE_EFAIL;
 		}
 		*out = v;
 		return 1;
 	}
 	if (!(d = opendir(input))) {
-		set_err(err, errlen, "%s: %s", input, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", input, strerror(errno));
 		return MTJ_DECODE_ENOINPUT;
 	}
 	while ((de = readdir(d))) {
@@ -141,7 +140,7 @@ int mtj_decode_list_snapshots(const char *input, char ***out, char *err, size_t 
 			return 1;
 		}
 		free(p);
-		set_err(err, errlen, "%s: no snapshots in this directory (expected perf.data.<timestamp> files)",
+		mtj_decode_set_err(err, errlen, "%s: no snapshots in this directory (expected perf.data.<timestamp> files)",
 			input);
 		return MTJ_DECODE_ENOINPUT;
 	}
@@ -153,7 +152,7 @@ nomem:
 	for (size_t i = 0; i < n; i++)
 		free(v[i]);
 	free(v);
-	set_err(err, errlen, "out of memory");
+	mtj_decode_set_err(err, errlen, "out of memory");
 	return MTJ_DECODE_EFAIL;
 }
 
@@ -187,7 +186,7 @@ static int collect(const struct mtj_decode_opts *o, struct snap **out, size_t *n
 				free(v[j]);
 			free(v);
 			free_snaps(all, n);
-			set_err(err, errlen, "out of memory");
+			mtj_decode_set_err(err, errlen, "out of memory");
 			return MTJ_DECODE_EFAIL;
 		}
 		all = na;
@@ -214,7 +213,7 @@ static int output_format(const struct mtj_decode_opts *o, enum mtj_format *fmt, 
 		return 0;
 	}
 	if (mtj_format_from_path(o->output, fmt) < 0) {
-		set_err(err, errlen, "cannot tell the format from '%s' (known: .json, .fxt, .folded); "
+		mtj_decode_set_err(err, errlen, "cannot tell the format from '%s' (known: .json, .fxt, .folded); "
 			"use --format json|fxt|folded", o->output);
 		return MTJ_DECODE_EUSAGE;
 	}
@@ -428,11 +427,11 @@ static int spawn_perf(const struct mtj_decode_opts *o, const char *file, enum re
 	int p[2], devnull;
 
 	if (!(c->err = tmpfile())) {
-		set_err(err, errlen, "temporary file for perf's messages: %s", strerror(errno));
+		mtj_decode_set_err(err, errlen, "temporary file for perf's messages: %s", strerror(errno));
 		return MTJ_DECODE_EFAIL;
 	}
 	if (pipe2(p, O_CLOEXEC) < 0) {
-		set_err(err, errlen, "pipe: %s", strerror(errno));
+		mtj_decode_set_err(err, errlen, "pipe: %s", strerror(errno));
 		return MTJ_DECODE_EFAIL;
 	}
 	/* A bigger pipe lets perf run ahead while we write the trace. */
@@ -466,7 +465,7 @@ static int spawn_perf(const struct mtj_decode_opts *o, const char *file, enum re
 	close(p[1]);
 	if (c->pid < 0) {
 		close(p[0]);
-		set_err(err, errlen, "fork: %s", strerror(errno));
+		mtj_decode_set_err(err, errlen, "fork: %s", strerror(errno));
 		return MTJ_DECODE_EFAIL;
 	}
 	c->rfd = p[0];
@@ -554,14 +553,14 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 	struct stat sb;
 
 	if (!out) {
-		set_err(err, errlen, "%s: %s", res->path, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", res->path, strerror(errno));
 		return MTJ_DECODE_EFAIL;
 	}
 	setvbuf(out, NULL, _IOFBF, OUT_BUF_SIZE);
 	if ((ret = mtj_writer_open(&w, res->format, out)) < 0) {
 		fclose(out);
 		unlink(res->path);
-		set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
+		mtj_decode_set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
 		return MTJ_DECODE_EFAIL;
 	}
 	enum rec_kind kind = recording_kind(o->perf ? o->perf : "perf", file);
@@ -577,7 +576,7 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 	if (ret == 0)
 		ret = queue_hits(r.sampling, hits, file);
 	if (ret < 0) {
-		set_err(err, errlen, "%s: %s", file, strerror(-ret));
+		mtj_decode_set_err(err, errlen, "%s: %s", file, strerror(-ret));
 		ret = MTJ_DECODE_EFAIL;
 		goto out;
 	}
@@ -599,7 +598,7 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 		if (rret == 0 && tc.pt)
 			rret = mtj_ptstack_finish(tc.pt);
 		if (rret < 0 && r.ret == 0)
-			set_err(err, errlen, "%s: perf script text, line %lu: %s", file, perr.line, perr.msg);
+			mtj_decode_set_err(err, errlen, "%s: perf script text, line %lu: %s", file, perr.line, perr.msg);
 		if (in) {
 			fclose(in);
 			c.rfd = -1;
@@ -615,21 +614,21 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 
 	ret = MTJ_DECODE_EFAIL;
 	if (r.ret < 0)
-		set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-r.ret));
+		mtj_decode_set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-r.ret));
 	else if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		set_err(err, errlen, "%s: %s", file, msgs[0] ? msgs : "cannot run perf");
+		mtj_decode_set_err(err, errlen, "%s: %s", file, msgs[0] ? msgs : "cannot run perf");
 	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		set_err(err, errlen, "%s: perf script failed (%s %d)%s%s", file,
+		mtj_decode_set_err(err, errlen, "%s: perf script failed (%s %d)%s%s", file,
 			WIFEXITED(status) ? "exit status" : "signal",
 			WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status), msgs[0] ? ": " : "", msgs);
 	else if (rret == -EPROTO && kind == REC_CALLCHAIN)
-		set_err(err, errlen, "%s: %s", file, mtj_dls_error(r.reader));
+		mtj_decode_set_err(err, errlen, "%s: %s", file, mtj_dls_error(r.reader));
 	else if (rret < 0 && kind != REC_CALLCHAIN)
 		; /* the message was set above */
 	else if (rret < 0)
-		set_err(err, errlen, "%s: reading perf's output: %s", file, strerror(-rret));
+		mtj_decode_set_err(err, errlen, "%s: reading perf's output: %s", file, strerror(-rret));
 	else if ((ret = mtj_sampling_finish(r.sampling)) < 0)
-		set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-ret));
+		mtj_decode_set_err(err, errlen, "%s: building the trace failed: %s", file, strerror(-ret));
 	else
 		ret = 0;
 	if (ret == 0 && msgs[0] && o->warn) {
@@ -647,11 +646,11 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 out:
 	res->events = w.events;
 	if (mtj_writer_close(&w) < 0 && ret == 0) {
-		set_err(err, errlen, "%s: finishing the trace failed", res->path);
+		mtj_decode_set_err(err, errlen, "%s: finishing the trace failed", res->path);
 		ret = MTJ_DECODE_EFAIL;
 	}
 	if (fclose(out) != 0 && ret == 0) {
-		set_err(err, errlen, "%s: %s", res->path, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", res->path, strerror(errno));
 		ret = MTJ_DECODE_EFAIL;
 	}
 	if (ret < 0)
@@ -698,11 +697,11 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 	if (o->from_perf_script)
 		return mtj_decode_text(o, on_output, arg, err, errlen);
 	if (!o->ninputs) {
-		set_err(err, errlen, "no input given");
+		mtj_decode_set_err(err, errlen, "no input given");
 		return MTJ_DECODE_EUSAGE;
 	}
 	if (!o->dlfilter) {
-		set_err(err, errlen, "cannot find mtinject-dlfilter.so (it belongs next to the mtinject "
+		mtj_decode_set_err(err, errlen, "cannot find mtinject-dlfilter.so (it belongs next to the mtinject "
 			"executable or in its package library directory)");
 		return MTJ_DECODE_EFAIL;
 	}
@@ -713,7 +712,7 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 	last = n;
 	if (o->snapshot) {
 		if (o->snapshot > n) {
-			set_err(err, errlen, "--snapshot %lu: there %s only %zu snapshot%s", o->snapshot,
+			mtj_decode_set_err(err, errlen, "--snapshot %lu: there %s only %zu snapshot%s", o->snapshot,
 				n == 1 ? "is" : "are", n, n == 1 ? "" : "s");
 			free_snaps(snaps, n);
 			return MTJ_DECODE_EUSAGE;
@@ -730,7 +729,7 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 			in_input += snaps[j].input == snaps[i].input;
 		if (output_path(o, &snaps[i], i + 1, last - first, in_input, fmt, res.path,
 				sizeof(res.path)) < 0) {
-			set_err(err, errlen, "output path too long");
+			mtj_decode_set_err(err, errlen, "output path too long");
 			ret = MTJ_DECODE_EUSAGE;
 			break;
 		}
@@ -743,7 +742,7 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 				long k = mtj_hits_load(hp, &hits, o->warn, o->warn_arg);
 
 				if (k < 0) {
-					set_err(err, errlen, "%s: %s", hp, strerror((int)-k));
+					mtj_decode_set_err(err, errlen, "%s: %s", hp, strerror((int)-k));
 					ret = MTJ_DECODE_EFAIL;
 				}
 				free(hp);

@@ -61,6 +61,9 @@ enum mtj_decode_err {
  * the list of all snapshots of all inputs).  on_output is called after each trace is
  * complete.  err gets one message naming the file at fault.
  */
+/* printf into an error buffer of the decode API (NULL or 0 length: nothing). */
+void mtj_decode_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 int mtj_decode_run(const struct mtj_decode_opts *opts,
 		   void (*on_output)(void *arg, const struct mtj_decode_output *o), void *arg,
 		   char *err, size_t errlen);

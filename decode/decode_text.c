@@ -26,15 +26,6 @@ struct text_run {
 	int build_rc;            /* a reconstruction/writer failure (not the input's fault) */
 };
 
-static void set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-}
-
 static void warn(const struct mtj_decode_opts *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void warn(const struct mtj_decode_opts *o, const char *fmt, ...)
 {
@@ -107,35 +98,35 @@ int mtj_decode_text(const struct mtj_decode_opts *o,
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (o->ninputs) {
-		set_err(err, errlen, "--from-perf-script takes no other INPUT");
+		mtj_decode_set_err(err, errlen, "--from-perf-script takes no other INPUT");
 		return MTJ_DECODE_EUSAGE;
 	}
 	if (pick_output(o, &res.format, res.path, sizeof(res.path)) < 0) {
-		set_err(err, errlen, "output path too long");
+		mtj_decode_set_err(err, errlen, "output path too long");
 		return MTJ_DECODE_EUSAGE;
 	}
 	snprintf(res.input, sizeof(res.input), "%s", is_stdin ? "<stdin>" : name);
 	FILE *in = is_stdin ? stdin : fopen(name, "r");
 	if (!in) {
-		set_err(err, errlen, "%s: %s", name, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", name, strerror(errno));
 		return MTJ_DECODE_ENOINPUT;
 	}
 	FILE *out = fopen(res.path, "w");
 	if (!out) {
-		set_err(err, errlen, "%s: %s", res.path, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", res.path, strerror(errno));
 		if (!is_stdin)
 			fclose(in);
 		return MTJ_DECODE_EFAIL;
 	}
 	if ((rc = mtj_writer_open(&w, res.format, out)) < 0) {
-		set_err(err, errlen, "%s: cannot start the trace: %s", res.path, strerror(-rc));
+		mtj_decode_set_err(err, errlen, "%s: cannot start the trace: %s", res.path, strerror(-rc));
 		ret = MTJ_DECODE_EFAIL;
 		goto out;
 	}
 	r.w = &w;
 	if (o->filter_start && ((rc = mtj_filter_new(o->filter_start, o->filter_stop, &r.filter)) < 0 ||
 				(rc = mtj_filter_attach(r.filter, &w)) < 0)) {
-		set_err(err, errlen, "--filter: %s", strerror(-rc));
+		mtj_decode_set_err(err, errlen, "--filter: %s", strerror(-rc));
 		ret = MTJ_DECODE_EUSAGE;
 		goto close;
 	}
@@ -149,16 +140,16 @@ int mtj_decode_text(const struct mtj_decode_opts *o,
 	if (rc == 0 && r.sampling)
 		rc = r.build_rc = mtj_sampling_finish(r.sampling);
 	if (r.build_rc < 0) {
-		set_err(err, errlen, "%s: building the trace failed: %s", res.input, strerror(-r.build_rc));
+		mtj_decode_set_err(err, errlen, "%s: building the trace failed: %s", res.input, strerror(-r.build_rc));
 		ret = MTJ_DECODE_EFAIL;
 	} else if (rc == -EINVAL) {
 		if (perr.line)
-			set_err(err, errlen, "%s:%lu: %s", res.input, perr.line, perr.msg);
+			mtj_decode_set_err(err, errlen, "%s:%lu: %s", res.input, perr.line, perr.msg);
 		else
-			set_err(err, errlen, "%s: %s", res.input, perr.msg);
+			mtj_decode_set_err(err, errlen, "%s: %s", res.input, perr.msg);
 		ret = MTJ_DECODE_EFAIL;
 	} else if (rc < 0) {
-		set_err(err, errlen, "%s: %s", res.input, strerror(-rc));
+		mtj_decode_set_err(err, errlen, "%s: %s", res.input, strerror(-rc));
 		ret = MTJ_DECODE_EFAIL;
 	}
 	if (ret == 0 && st.warnings > MTJ_PS_MAX_WARN_REPORTS)
@@ -186,14 +177,14 @@ int mtj_decode_text(const struct mtj_decode_opts *o,
 close:
 	res.events = w.events;
 	if (mtj_writer_close(&w) < 0 && ret == 0) {
-		set_err(err, errlen, "%s: finishing the trace failed", res.path);
+		mtj_decode_set_err(err, errlen, "%s: finishing the trace failed", res.path);
 		ret = MTJ_DECODE_EFAIL;
 	}
 	if (ret == 0)
 		res.events = w.events;
 out:
 	if (fclose(out) != 0 && ret == 0) {
-		set_err(err, errlen, "%s: %s", res.path, strerror(errno));
+		mtj_decode_set_err(err, errlen, "%s: %s", res.path, strerror(errno));
 		ret = MTJ_DECODE_EFAIL;
 	}
 	if (!is_stdin)
