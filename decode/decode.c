@@ -255,9 +255,41 @@ static int output_path(const struct mtj_decode_opts *o, const struct snap *s, si
 
 /* ---- progress ---------------------------------------------------------------------------- */
 
+/*
+ * The recording's first and last sample times (HEADER_SAMPLE_TIME, feature bit 21), for the
+ * progress bar.  Feature sections follow the data, one {offset, size} per set bit in bit
+ * order.  0 when the file does not say.
+ */
+static void header_time_range(const char *file, uint64_t *first, uint64_t *last)
+{
+	struct {
+		char magic[8];
+		uint64_t size, attr_size, attrs[2], data[2], types[2], features[4];
+	} h;
+	enum { SAMPLE_TIME = 21 };
+	*first = *last = 0;
+	int fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) && !memcmp(h.magic, "PERFILE2", 8) &&
+	    (h.features[0] >> SAMPLE_TIME) & 1) {
+		unsigned idx = 0;
+		for (unsigned bit = 1; bit < SAMPLE_TIME; bit++)
+			idx += (h.features[0] >> bit) & 1;
+		uint64_t sec[2], t[2];
+		if (pread(fd, sec, sizeof(sec), (off_t)(h.data[0] + h.data[1] + idx * sizeof(sec))) == (ssize_t)sizeof(sec) &&
+		    sec[1] >= sizeof(t) && pread(fd, t, sizeof(t), (off_t)sec[0]) == (ssize_t)sizeof(t) && t[1] > t[0]) {
+			*first = t[0];
+			*last = t[1];
+		}
+	}
+	close(fd);
+}
+
 struct run {
 	const struct mtj_decode_opts *o;
 	const char *file;
+	uint64_t t_first, t_last, t_now;   /* sample times: where we are in the recording */
 	struct mtj_sampling *sampling;
 	struct mtj_dls_reader *reader;
 	int ret;                   /* first error of the sampling/writer side */
@@ -280,14 +312,23 @@ static void progress(struct run *r, bool done)
 		return;
 	r->last_draw = t;
 	r->drawn = true;
-	fprintf(stderr, "\r\033[Kdecoding %s: %llu samples, %.1f MB of stream, %.1f s", r->file,
-		(unsigned long long)mtj_dls_samples(r->reader), mtj_dls_bytes(r->reader) / 1e6,
-		t - r->start);
+	if (r->t_last > r->t_first && r->t_now >= r->t_first) {
+		double f = (double)(r->t_now - r->t_first) / (double)(r->t_last - r->t_first);
+		int w = 30, fill = (int)(f > 1 ? w : f * w);
+		fprintf(stderr, "\r\033[K[%.*s%*s] %3d%% decoding %s, %.1f s", fill,
+			"##############################", w - fill, "", (int)(f > 1 ? 100 : f * 100), r->file,
+			t - r->start);
+	} else {
+		fprintf(stderr, "\r\033[Kdecoding %s: %llu samples, %.1f MB of stream, %.1f s", r->file,
+			(unsigned long long)mtj_dls_samples(r->reader), mtj_dls_bytes(r->reader) / 1e6,
+			t - r->start);
+	}
 }
 
 static int on_sample(void *arg, const struct mtj_sample *smp, uint64_t period_ns)
 {
 	struct run *r = arg;
+	r->t_now = smp->time_ns;
 	int ret = mtj_sampling_add(r->sampling, smp, period_ns);
 
 	if (ret < 0)
@@ -543,6 +584,8 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 	struct mtj_sampling_opts so = { .interned = true };
 	struct mtj_dls_ops ops = { .sample = on_sample };
 	struct run r = { .o = o, .file = file, .start = now_s() };
+	if (o->progress)
+		header_time_range(file, &r.t_first, &r.t_last);
 	struct perf_child c = { .pid = -1, .rfd = -1 };
 	struct mtj_sampling_stats st;
 	struct mtj_writer w;
