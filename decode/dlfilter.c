@@ -6,9 +6,9 @@
  *
  * Why: perf resolves symbols faster than we could (it has the maps and caches), but its text
  * output is slow and unstable.  Here each distinct (process, address) is resolved once and
- * each string is sent once; a sample costs a few hash lookups and varints.  Consecutive
- * samples of a thread share their outer frames, so those take their ids from the thread's
- * previous chain instead of the frame table.
+ * each string is sent once.  Consecutive samples of a thread share their outer frames: a
+ * sample sends only how many it keeps from the thread's previous chain and the ids of the
+ * others, so only frames that changed cost a hash lookup and a varint.
  *
  * Runs inside perf: self-contained (links nothing of ours), never prints, never exits; an
  * error is returned to perf, which stops and reports it.
@@ -30,7 +30,7 @@
 EXPORT struct perf_dlfilter_fns perf_dlfilter_fns;
 
 /* Small enough that the tool gets work early and little is left for it after perf is done
- * (it decodes while perf reads), big enough that writes are few (~25 bytes a sample). */
+ * (it decodes while perf reads), big enough that writes are few (~18 bytes a sample). */
 #define OUTBUF_SIZE  (64u * 1024)
 #define MAX_STRING   (64u * 1024)
 #define KERNEL_PID   INT32_MIN    /* kernel addresses mean the same in every process */
@@ -68,13 +68,12 @@ struct event_ent {
 	uint32_t id;
 };
 
-/* A sample's frames without the context markers, innermost first, with their ids. */
+/* A sample's frames without the context markers, innermost first. */
 struct chain {
 	int32_t tid, pid;
 	uint32_t n;
 	uint64_t *ip;
 	uint8_t *fl;      /* FL_* */
-	uint32_t *id;
 };
 
 struct dlf {
@@ -301,17 +300,15 @@ static int chain_alloc(struct chain *c)
 {
 	c->ip = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->ip));
 	c->fl = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->fl));
-	c->id = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*c->id));
 	c->tid = -1;
 	c->n = 0;
-	return c->ip && c->fl && c->id ? 0 : -ENOMEM;
+	return c->ip && c->fl ? 0 : -ENOMEM;
 }
 
 static void chain_free(struct chain *c)
 {
 	free(c->ip);
 	free(c->fl);
-	free(c->id);
 }
 
 /* The sample's frames into d->cur: markers say whose frames follow, and the frame after a
@@ -348,12 +345,11 @@ static void chain_fill(struct dlf *d, const struct perf_dlfilter_sample *s, bool
 	c->n = n;
 }
 
-/* Ids for d->cur: the outer frames it shares with the thread's previous chain (same
- * addresses, same flags, same process) keep their ids; the others are looked up.  Then
- * d->cur becomes the thread's previous chain. */
-static int chain_ids(struct dlf *d, void *ctx)
+/* How many outer frames d->cur shares with the thread's previous chain (same addresses, same
+ * flags, same process): the reader keeps those, so they need neither an id nor a byte. */
+static uint32_t chain_shared(struct dlf *d)
 {
-	struct chain *c = &d->cur, *prev = &d->chains[(uint32_t)c->tid % CHAIN_SLOTS], t;
+	const struct chain *c = &d->cur, *prev = &d->chains[(uint32_t)c->tid % CHAIN_SLOTS];
 	uint32_t same = 0;
 
 	if (prev->tid == c->tid && prev->pid == c->pid)
@@ -361,19 +357,16 @@ static int chain_ids(struct dlf *d, void *ctx)
 		       c->ip[c->n - 1 - same] == prev->ip[prev->n - 1 - same] &&
 		       c->fl[c->n - 1 - same] == prev->fl[prev->n - 1 - same])
 			same++;
-	for (uint32_t i = 0; i < same; i++)
-		c->id[c->n - 1 - i] = prev->id[prev->n - 1 - i];
-	for (uint32_t i = 0; i < c->n - same; i++) {
-		int64_t id = frame_id(d, ctx, c->pid, c->ip[i], c->fl[i]);
+	return same;
+}
 
-		if (id < 0)
-			return (int)id;
-		c->id[i] = (uint32_t)id;
-	}
-	t = *prev;
-	*prev = *c;
-	*c = t;
-	return 0;
+/* d->cur becomes its thread's previous chain. */
+static void chain_keep(struct dlf *d)
+{
+	struct chain *prev = &d->chains[(uint32_t)d->cur.tid % CHAIN_SLOTS], t = *prev;
+
+	*prev = d->cur;
+	d->cur = t;
 }
 
 /* ---- threads' names ---------------------------------------------------------------------- */
@@ -548,9 +541,9 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 	/* Frame ids go at the end of the record; they are written to scratch from an offset
 	 * so the fixed fields can be put in front once the count is known. */
 	uint8_t *ids = d->scratch + SAMPLE_HEAD, *p = ids, *q;
-	const struct chain *c;
+	const struct chain *c = &d->cur;
+	uint32_t keep;
 	int64_t ev, cid;
-	int ret;
 
 	ev = event_id(d, s, ctx);
 	if (ev < 0)
@@ -559,24 +552,30 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 	if (cid < 0)
 		return (int)cid;
 	chain_fill(d, s, al ? al->is_kernel_ip : false);
-	if ((ret = chain_ids(d, ctx)) < 0)
-		return ret;
-	c = &d->chains[(uint32_t)s->tid % CHAIN_SLOTS];   /* where chain_ids() left it */
-	for (uint32_t i = 0; i < c->n; i++)
-		p += mtj_dls_put_uv(p, c->id[i]);
-	/* The fixed fields (at most 6 varints of <= 10 bytes) in front of the ids. */
+	keep = chain_shared(d);
+	for (uint32_t i = 0; i < c->n - keep; i++) {
+		int64_t id = frame_id(d, ctx, c->pid, c->ip[i], c->fl[i]);
+
+		if (id < 0)
+			return (int)id;
+		p += mtj_dls_put_uv(p, (uint64_t)id);
+	}
+	/* The fixed fields in front of the ids: 7 varints, at most 36 bytes (only dtime is
+	 * 64-bit). */
 	{
-		uint8_t head[64], *h = head;
+		uint8_t head[SAMPLE_HEAD], *h = head;
 
 		h += mtj_dls_put_uv(h, (uint64_t)ev);
 		h += mtj_dls_put_uv(h, mtj_dls_zigzag(s->pid));
 		h += mtj_dls_put_uv(h, mtj_dls_zigzag(s->tid));
 		h += mtj_dls_put_uv(h, mtj_dls_zigzag((int64_t)(s->time - d->last_time)));
 		h += mtj_dls_put_uv(h, (uint64_t)cid);
-		h += mtj_dls_put_uv(h, c->n);
+		h += mtj_dls_put_uv(h, keep);
+		h += mtj_dls_put_uv(h, c->n - keep);
 		q = ids - (h - head);
 		memcpy(q, head, (size_t)(h - head));
 	}
+	chain_keep(d);
 	d->last_time = s->time;
 	d->samples++;
 	return emit(d, MTJ_DLS_REC_SAMPLE, q, (size_t)(p - q));

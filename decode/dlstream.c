@@ -4,7 +4,7 @@
  * The stream comes from another process through a pipe, so every length and id is checked
  * before use: a corrupt or truncated stream ends in -EPROTO and a message with the byte
  * offset, never in a crash or a silently shortened trace.  Memory is bounded by the number of
- * distinct strings and frames, not by the number of samples.
+ * distinct strings and frames and by each thread's last chain, not by the number of samples.
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -27,6 +27,14 @@ struct dls_event {
 	uint64_t period_ns;
 };
 
+/* A thread's last chain, innermost first, kept at the END of f[0..cap): its outermost `keep`
+ * frames are where the next sample's chain ends too, so shared frames are never copied. */
+struct dls_thread {
+	uint64_t key;             /* tid + 1; 0 = empty slot */
+	uint32_t n, cap;
+	struct mtj_frame *f;
+};
+
 struct mtj_dls_reader {
 	uint8_t *buf;
 	size_t start, end;        /* unread bytes are buf[start..end) */
@@ -40,7 +48,9 @@ struct mtj_dls_reader {
 	struct dls_event *events; /* events[id] */
 	uint32_t nevents, cap_events;
 
-	struct mtj_frame *tmp;    /* a sample's frames, handed to the callback */
+	struct dls_thread *thr;   /* by tid, open addressing */
+	uint32_t nthr, cap_thr;
+	struct dls_thread *last;  /* the thread of the previous sample */
 	uint64_t time, samples;
 	char err[256];
 };
@@ -56,8 +66,7 @@ int mtj_dls_reader_new(struct mtj_dls_reader **out)
 	if (!r)
 		return -ENOMEM;
 	r->buf = malloc(BUF_SIZE);
-	r->tmp = malloc(MTJ_DLS_MAX_FRAMES * sizeof(*r->tmp));
-	if (!r->buf || !r->tmp) {
+	if (!r->buf) {
 		mtj_dls_reader_free(r);
 		return -ENOMEM;
 	}
@@ -74,7 +83,9 @@ void mtj_dls_reader_free(struct mtj_dls_reader *r)
 	free(r->strs);
 	free(r->frames);
 	free(r->events);
-	free(r->tmp);
+	for (uint32_t i = 0; i < r->cap_thr; i++)
+		free(r->thr[i].f);
+	free(r->thr);
 	free(r->buf);
 	free(r);
 }
@@ -259,35 +270,115 @@ static int rec_frame(struct mtj_dls_reader *r, struct cursor *c, uint64_t at)
 	return 0;
 }
 
+/* Spreads tids (often consecutive) over the thread table. */
+static uint64_t mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdull;
+	return x ^ (x >> 33);
+}
+
+static int thr_grow(struct mtj_dls_reader *r)
+{
+	uint32_t cap = r->cap_thr ? r->cap_thr * 2 : 64;
+	struct dls_thread *t = calloc(cap, sizeof(*t));
+
+	if (!t)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < r->cap_thr; i++) {
+		uint32_t j;
+
+		if (!r->thr[i].key)
+			continue;
+		for (j = (uint32_t)mix(r->thr[i].key) & (cap - 1); t[j].key; j = (j + 1) & (cap - 1))
+			;
+		t[j] = r->thr[i];
+	}
+	free(r->thr);
+	r->thr = t;
+	r->cap_thr = cap;
+	r->last = NULL;
+	return 0;
+}
+
+static struct dls_thread *thr_get(struct mtj_dls_reader *r, uint32_t tid)
+{
+	uint64_t key = (uint64_t)tid + 1;
+	uint32_t j;
+
+	if (r->last && r->last->key == key)
+		return r->last;
+	if (r->nthr * 2 >= r->cap_thr && thr_grow(r) < 0)
+		return NULL;
+	for (j = (uint32_t)mix(key) & (r->cap_thr - 1); r->thr[j].key; j = (j + 1) & (r->cap_thr - 1))
+		if (r->thr[j].key == key)
+			return r->last = &r->thr[j];
+	r->thr[j].key = key;
+	r->nthr++;
+	return r->last = &r->thr[j];
+}
+
+/* Room for a chain of `total` frames whose outermost `keep` are the thread's current ones. */
+static int thr_reserve(struct dls_thread *t, uint32_t keep, uint32_t total)
+{
+	uint32_t cap;
+	struct mtj_frame *f;
+
+	if (total <= t->cap)
+		return 0;
+	cap = t->cap ? t->cap * 2 : 64;
+	if (cap < total)
+		cap = total;
+	if (!(f = malloc((size_t)cap * sizeof(*f))))
+		return -ENOMEM;
+	if (keep)
+		memcpy(f + cap - keep, t->f + t->cap - keep, keep * sizeof(*f));
+	free(t->f);
+	t->f = f;
+	t->cap = cap;
+	return 0;
+}
+
 static int rec_sample(struct mtj_dls_reader *r, struct cursor *c, uint64_t at,
 		      const struct mtj_dls_ops *ops, void *arg)
 {
 	struct mtj_sample s;
+	struct dls_thread *t;
+	struct mtj_frame *f;
 	uint32_t ev, comm;
-	uint64_t pid, tid, dtime, n;
+	uint64_t pid, tid, dtime, keep, n;
 
 	if (!get_ref(c, r->nevents, false, &ev) || !get_uv(c, &pid) || !get_uv(c, &tid) ||
-	    !get_uv(c, &dtime) || !get_ref(c, r->nstrs, true, &comm) || !get_uv(c, &n) ||
-	    n > MTJ_DLS_MAX_FRAMES)
+	    !get_uv(c, &dtime) || !get_ref(c, r->nstrs, true, &comm) || !get_uv(c, &keep) ||
+	    !get_uv(c, &n) || n > MTJ_DLS_MAX_FRAMES || keep > MTJ_DLS_MAX_FRAMES - n)
 		return fail(r, "malformed sample record at byte %llu", (unsigned long long)at);
+	s.tid = (uint32_t)mtj_dls_unzigzag(tid);
+	if (!(t = thr_get(r, s.tid)))
+		return -ENOMEM;
+	if (keep > t->n)
+		return fail(r, "sample at byte %llu keeps %llu frames of thread %u's previous chain, "
+			    "which had %u", (unsigned long long)at, (unsigned long long)keep, s.tid, t->n);
+	if (thr_reserve(t, (uint32_t)keep, (uint32_t)(keep + n)) < 0)
+		return -ENOMEM;
+	f = t->f + t->cap - keep - n;
 	for (uint64_t i = 0; i < n; i++) {
 		uint32_t id;
 
-		if (!get_ref(c, r->nframes, false, &id))
+		if (!get_ref(c, r->nframes, false, &id)) {
+			t->n = 0;   /* its chain is half overwritten */
 			return fail(r, "sample at byte %llu: frame %llu is not a defined frame",
 				    (unsigned long long)at, (unsigned long long)i);
-		r->tmp[i] = r->frames[id];
+		}
+		f[i] = r->frames[id];
 	}
+	t->n = (uint32_t)(keep + n);
 	r->time += (uint64_t)mtj_dls_unzigzag(dtime);
-	s = (struct mtj_sample){
-		.pid = (uint32_t)mtj_dls_unzigzag(pid),
-		.tid = (uint32_t)mtj_dls_unzigzag(tid),
-		.time_ns = r->time,
-		.comm = str(r, comm),
-		.event = str(r, r->events[ev].name),
-		.nframes = (uint32_t)n,
-		.frames = r->tmp,
-	};
+	s.pid = (uint32_t)mtj_dls_unzigzag(pid);
+	s.time_ns = r->time;
+	s.comm = str(r, comm);
+	s.event = str(r, r->events[ev].name);
+	s.nframes = t->n;
+	s.frames = f;
 	r->samples++;
 	return ops && ops->sample ? ops->sample(arg, &s, r->events[ev].period_ns) : 0;
 }
@@ -314,7 +405,9 @@ int mtj_dls_read(struct mtj_dls_reader *r, mtj_dls_source source, void *src,
 	while (ret == 0) {
 		uint64_t at = mtj_dls_bytes(r), len;
 		struct cursor c;
-		ssize_t got = fill(r, 11, source, src);
+		/* fill() only when the buffer may not hold the next record header */
+		ssize_t got = r->end - r->start >= 11 ? (ssize_t)(r->end - r->start)
+						   : fill(r, 11, source, src);
 		uint8_t type;
 
 		if (got < 0)
@@ -333,7 +426,8 @@ int mtj_dls_read(struct mtj_dls_reader *r, mtj_dls_source source, void *src,
 		{
 			size_t hdr = (size_t)(c.p - (r->buf + r->start));
 
-			got = fill(r, hdr + len, source, src);
+			if ((size_t)got < hdr + len)
+				got = fill(r, hdr + len, source, src);
 			if (got < 0)
 				return (int)got;
 			if ((size_t)got < hdr + len)

@@ -6,10 +6,13 @@
  * changes between perf versions.  The dlfilter resolves each distinct address once and
  * sends each string once; samples then carry small integer ids.
  *
- * Format (version 1).  Integers are unsigned LEB128 varints ("uv"); signed values are
- * zigzag-encoded first ("sv").
+ * Format (version 2).  Only our own dlfilter, from the same build as the tool, writes it, so
+ * a reader takes exactly this version.  Integers are unsigned LEB128 varints ("uv"); signed
+ * values are zigzag-encoded first ("sv").  Consecutive samples of a thread mostly share their
+ * outer frames: a sample sends only the frames that differ (fewer bytes, and neither side
+ * touches the shared ones).
  *
- *   header   8 bytes  "MTJDLS1\n"
+ *   header   8 bytes  "MTJDLS2\n"
  *   record   type:u8  len:uv  payload[len]     (a reader skips types it does not know)
  *
  *   'S' string    id:uv len:uv bytes[len]           ids are 1, 2, 3, ... in order; 0 = none
@@ -17,9 +20,13 @@
  *                                                    (only clock events have one in ns)
  *   'F' frame     id:uv ip:uv sym:uv(string) symoff:uv dso:uv(string) flags:uv
  *                                                    ids 1, 2, ...; flags: MTJ_DLS_FRAME_*
- *   'P' sample    event:uv pid:sv tid:sv dtime:sv comm:uv(string) n:uv frame:uv * n
+ *   'P' sample    event:uv pid:sv tid:sv dtime:sv comm:uv(string) keep:uv n:uv frame:uv * n
  *                                                    dtime = time - previous sample's time
- *                                                    (first: time - 0); frames innermost first
+ *                                                    (first: time - 0).  The chain, innermost
+ *                                                    first, is the n frames given followed by
+ *                                                    the outermost `keep` frames of the chain
+ *                                                    of this tid's previous sample (keep <=
+ *                                                    its length; 0 for a tid's first sample)
  *   'Z' end       samples:uv                         last record; its absence = truncation
  *
  * Every id a record references must have been defined by an earlier record.
@@ -33,7 +40,7 @@
 
 #include "decode/events.h"
 
-#define MTJ_DLS_MAGIC      "MTJDLS1\n"
+#define MTJ_DLS_MAGIC      "MTJDLS2\n"
 #define MTJ_DLS_MAGIC_LEN  8
 #define MTJ_DLS_REC_STRING 'S'
 #define MTJ_DLS_REC_EVENT  'E'

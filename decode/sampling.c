@@ -447,21 +447,30 @@ int mtj_sampling_add(struct mtj_sampling *s, const struct mtj_sample *smp, uint6
 		s->tmp = tmp;
 		s->tmp_cap = n;
 	}
-	/* Outermost first; the common prefix with the open stack stays open. */
-	for (uint32_t i = 0; i < n; i++) {
+	/* Outermost first; the common prefix with the open stack stays open (its entries in
+	 * s->tmp are filled only when the stack is rebuilt from the bottom, after a gap). */
+	{
+		uint32_t lim = n < t->depth ? n : t->depth;
+		const struct mtj_frame *fr = smp->frames + n - 1;
+
+		if (s->interned)
+			while (keep < lim && t->stack[keep]->sym == fr->sym && t->stack[keep]->dso == fr->dso)
+				keep++, fr--;
+		else
+			while (keep < lim && fn_is(s, t->stack[keep], fr->sym, fr->dso))
+				keep++, fr--;
+	}
+	for (uint32_t i = keep; i < n; i++) {
 		const struct mtj_frame *fr = &smp->frames[n - 1 - i];
 
-		if (keep == i && i < t->depth && fn_is(s, t->stack[i], fr->sym, fr->dso)) {
-			s->tmp[i] = t->stack[i];
-			keep++;
-			continue;
-		}
 		if (!(s->tmp[i] = fn_get(s, fr->sym, fr->dso)))
 			return -ENOMEM;
 	}
 
 	if (!t->sampled || (period && ts - t->last_ns > MTJ_SAMPLING_GAP_PERIODS * period)) {
 		/* First sample, or the thread did not run in between: nothing spans the gap. */
+		if (keep)
+			memcpy(s->tmp, t->stack, keep * sizeof(*s->tmp));
 		if (t->sampled && (ret = close_to(s, t, 0, t->last_ns + period)) < 0)
 			return ret;
 		ret = open_from(s, t, s->tmp, n, ts);

@@ -57,7 +57,8 @@ static void rec_str(struct buf *b, uint64_t id, const char *s)
 
 #define U(x) ((uint64_t)(x))
 
-/* Two samples of thread 11 (pid 10): main > f, then main > g, 1000 ns apart. */
+/* Thread 11 (pid 10): main > f, then main > g > ? keeping main, then (after a sample of
+ * thread 12 in between) main > g > f keeping main > g: the kept frames are per thread. */
 static void valid_stream(struct buf *b)
 {
 	b->n = 0;
@@ -75,13 +76,17 @@ static void valid_stream(struct buf *b)
 	rec_uv(b, MTJ_DLS_REC_FRAME, 6, U(2), U(0x2000), U(4), U(0x4), U(3), U(0));
 	rec_uv(b, MTJ_DLS_REC_FRAME, 6, U(3), U(0x3000), U(5), U(0x8), U(3), U(0));
 	rec_uv(b, MTJ_DLS_REC_FRAME, 6, U(4), U(0x4000), U(0), U(0), U(0), U(0));
-	/* event, pid, tid, dtime, comm, n, frames (innermost first) */
-	rec_uv(b, MTJ_DLS_REC_SAMPLE, 8, U(1), mtj_dls_zigzag(10), mtj_dls_zigzag(11),
-	       mtj_dls_zigzag(5000000), U(6), U(2), U(2), U(1));
+	/* event, pid, tid, dtime, comm, keep, n, frames (innermost first) */
+	rec_uv(b, MTJ_DLS_REC_SAMPLE, 9, U(1), mtj_dls_zigzag(10), mtj_dls_zigzag(11),
+	       mtj_dls_zigzag(5000000), U(6), U(0), U(2), U(2), U(1));
 	rec_uv(b, 'x', 2, U(7), U(7));   /* a record type from the future: skipped */
 	rec_uv(b, MTJ_DLS_REC_SAMPLE, 9, U(1), mtj_dls_zigzag(10), mtj_dls_zigzag(11),
-	       mtj_dls_zigzag(1000), U(6), U(3), U(4), U(3), U(1));
-	rec_uv(b, MTJ_DLS_REC_END, 1, U(2));
+	       mtj_dls_zigzag(1000), U(6), U(1), U(2), U(4), U(3));
+	rec_uv(b, MTJ_DLS_REC_SAMPLE, 8, U(1), mtj_dls_zigzag(10), mtj_dls_zigzag(12),
+	       mtj_dls_zigzag(10), U(6), U(0), U(1), U(1));
+	rec_uv(b, MTJ_DLS_REC_SAMPLE, 8, U(1), mtj_dls_zigzag(10), mtj_dls_zigzag(11),
+	       mtj_dls_zigzag(10), U(6), U(2), U(1), U(2));
+	rec_uv(b, MTJ_DLS_REC_END, 1, U(4));
 }
 
 /* ---- reading them ------------------------------------------------------------------------ */
@@ -153,10 +158,12 @@ static void test_valid(void **state)
 	for (size_t chunk = 0; chunk < 4; chunk++) {
 		memset(&g, 0, sizeof(g));
 		assert_int_equal(read_all(b.d, b.n, chunk, &g, NULL, 0), 0);
-		assert_int_equal(g.n, 2);
+		assert_int_equal(g.n, 4);
 		assert_string_equal(g.text,
 				    "10/11@5000000 prog cpu-clock p=250000: f+4(/bin/prog) main+10(/bin/prog)\n"
-				    "10/11@5001000 prog cpu-clock p=250000: ?+0(?) g+8(/bin/prog) main+10(/bin/prog)\n");
+				    "10/11@5001000 prog cpu-clock p=250000: ?+0(?) g+8(/bin/prog) main+10(/bin/prog)\n"
+				    "10/12@5001010 prog cpu-clock p=250000: main+10(/bin/prog)\n"
+				    "10/11@5001020 prog cpu-clock p=250000: f+4(/bin/prog) g+8(/bin/prog) main+10(/bin/prog)\n");
 	}
 }
 
@@ -223,8 +230,23 @@ static void test_damage(void **state)
 	c.n = MTJ_DLS_MAGIC_LEN;
 	rec_str(&c, 1, "cpu-clock");
 	rec_uv(&c, MTJ_DLS_REC_EVENT, 3, U(1), U(1), U(0));
-	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 7, U(1), U(0), U(0), U(0), U(0), U(1), U(9));
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 8, U(1), U(0), U(0), U(0), U(0), U(0), U(1), U(9));
 	expect_proto(c.d, c.n, "not a defined frame");
+
+	/* Keeping more frames than the thread's previous chain had, or any for a new thread. */
+	c.n = MTJ_DLS_MAGIC_LEN;
+	rec_str(&c, 1, "cpu-clock");
+	rec_uv(&c, MTJ_DLS_REC_EVENT, 3, U(1), U(1), U(0));
+	rec_uv(&c, MTJ_DLS_REC_FRAME, 6, U(1), U(0x1000), U(0), U(0), U(0), U(0));
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 8, U(1), U(0), U(0), U(0), U(0), U(1), U(1), U(1));
+	expect_proto(c.d, c.n, "keeps 1 frames of thread 0's previous chain, which had 0");
+	c.n -= 10;   /* drop that sample: a valid one first, then one keeping too many */
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 8, U(1), U(0), U(0), U(0), U(0), U(0), U(1), U(1));
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 8, U(1), U(0), U(0), U(0), U(0), U(2), U(1), U(1));
+	expect_proto(c.d, c.n, "keeps 2 frames of thread 0's previous chain, which had 1");
+	c.n -= 10;   /* drop that sample: keep + n over the limit */
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 7, U(1), U(0), U(0), U(0), U(0), U(MTJ_DLS_MAX_FRAMES), U(1));
+	expect_proto(c.d, c.n, "malformed sample");
 
 	/* Ids out of sequence. */
 	c.n = MTJ_DLS_MAGIC_LEN;
@@ -246,7 +268,7 @@ static void test_damage(void **state)
 	c.n = MTJ_DLS_MAGIC_LEN;
 	rec_str(&c, 1, "e");
 	rec_uv(&c, MTJ_DLS_REC_EVENT, 3, U(1), U(1), U(0));
-	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 6, U(1), U(0), U(0), U(0), U(0), U(MTJ_DLS_MAX_FRAMES + 1));
+	rec_uv(&c, MTJ_DLS_REC_SAMPLE, 7, U(1), U(0), U(0), U(0), U(0), U(0), U(MTJ_DLS_MAX_FRAMES + 1));
 	expect_proto(c.d, c.n, "malformed sample");
 
 	/* Garbage after the end. */
