@@ -36,9 +36,18 @@ static const char *backend_name(enum mtj_backend b)
 	}
 }
 
-static long open_event(struct perf_event_attr *attr)
+/* Can this (disabled, user-only) event be opened on ourselves?  0 or -errno. */
+static int can_open(struct perf_event_attr *attr)
 {
-	return syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	attr->size = sizeof(*attr);
+	attr->exclude_kernel = 1;
+	attr->exclude_hv = 1;
+	attr->disabled = 1;
+	long fd = syscall(SYS_perf_event_open, attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	close((int)fd);
+	return 0;
 }
 
 /* A breakpoint without sigtrap: tells "no breakpoints" from "no synchronous SIGTRAP". */
@@ -46,20 +55,12 @@ static int plain_breakpoint(void)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
 	attr.type = PERF_TYPE_BREAKPOINT;
 	attr.bp_type = HW_BREAKPOINT_X;
 	attr.bp_addr = (uintptr_t)bp_target;
 	attr.bp_len = sizeof(long);
 	attr.sample_period = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.disabled = 1;
-	long fd = open_event(&attr);
-	if (fd < 0)
-		return -errno;
-	close((int)fd);
-	return 0;
+	return can_open(&attr);
 }
 
 int mtj_info_probe_breakpoints(int *err, bool *sigtrap)
@@ -90,19 +91,11 @@ static int probe_sampling(void)
 {
 	struct perf_event_attr attr;
 	memset(&attr, 0, sizeof attr);
-	attr.size = sizeof attr;
 	attr.type = PERF_TYPE_SOFTWARE;
 	attr.config = PERF_COUNT_SW_CPU_CLOCK;
 	attr.sample_freq = 999;
 	attr.freq = 1;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	attr.disabled = 1;
-	long fd = open_event(&attr);
-	if (fd < 0)
-		return -errno;
-	close((int)fd);
-	return 0;
+	return can_open(&attr);
 }
 
 static void problem(struct mtj_info *in, bool fatal, const char *text)
