@@ -67,7 +67,7 @@ static int parse_trigger(struct mtj_config *cfg, const char *v, char *err, size_
 	return mtj_triggers_parse(v, cfg->triggers, MTJ_MAX_TRIGGERS, &cfg->ntriggers, err, errlen);
 }
 
-#define ON_VALID "exit, crash, abort, signal:SIGNAME"
+#define ON_VALID "exit, crash, abort, api, signal:SIGNAME"
 
 /* One "signal:NAME" entry of MTINJECT_ON (item/len is the whole entry, for messages). */
 static int on_signal(const char *item, int len, const char *name, size_t namelen, int *sig,
@@ -106,6 +106,7 @@ static int parse_on(struct mtj_config *cfg, const char *v, char *err, size_t err
 {
 	static const struct { const char *word; unsigned bit; } events[] = {
 		{ "exit", MTJ_ON_EXIT }, { "crash", MTJ_ON_CRASH }, { "abort", MTJ_ON_ABORT },
+		{ "api", MTJ_ON_API },
 	};
 	int sigs[MTJ_MAX_ON_SIGNALS];
 	size_t nsigs = 0;
@@ -445,7 +446,7 @@ const struct mtj_env_var mtj_env_vars[] = {
 	  "functions or addresses whose execution takes a snapshot: name[@object] | 0xADDR | object+0xOFF, options ,count=N|all ,skip=N ,every=N ,min-gap=DURATION; ';' separates triggers",
 	  parse_trigger },
 	{ "MTINJECT_ON", "(none)",
-	  "events that also take a snapshot: any of exit, crash, abort, signal:SIGNAME (repeatable), separated by ','",
+	  "events that also take a snapshot: any of exit, crash, abort, signal:SIGNAME (repeatable), separated by ','; api = none of those, only mtinject_snapshot() calls",
 	  parse_on },
 	{ "MTINJECT_OUTPUT", "./mtinject-<program>-<pid>/",
 	  "directory for perf.data.<timestamp> snapshots, perf.log and hits.jsonl",
@@ -563,7 +564,7 @@ int mtj_config_parse(struct mtj_config *cfg, mtj_getenv_fn get, char *err, size_
 	}
 	if (cfg->ntriggers == 0 && cfg->on == 0) {
 		mtj_config_err(err, errlen, "%s",
-			       "nothing to do: set MTINJECT_TRIGGER (a function name) or MTINJECT_ON (exit, crash, abort, signal:SIG)");
+			       "nothing to do: set MTINJECT_TRIGGER (a function name) or MTINJECT_ON (exit, crash, abort, api, signal:SIG)");
 		return -ENOENT;
 	}
 	return 0;

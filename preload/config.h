@@ -44,6 +44,7 @@ enum mtj_on {
 	MTJ_ON_CRASH  = 1u << 1,    /* SIGSEGV, SIGBUS, SIGFPE, SIGILL */
 	MTJ_ON_ABORT  = 1u << 2,    /* SIGABRT */
 	MTJ_ON_SIGNAL = 1u << 3,    /* on_signals[] */
+	MTJ_ON_API    = 1u << 4,    /* only mtinject_snapshot(): keep the recorder running for it */
 };
 
 enum mtj_session_kind {

@@ -12,3 +12,11 @@ assert_grep '"reason":"checksum mismatch"' out/hits.jsonl
 assert_eq "$(grep '"kind":"api"' out/hits.jsonl | grep -c '"snapshot":true')" 1 "API snapshot taken"
 # the backtrace starts in the caller of mtinject_snapshot(), not inside mtinject
 assert_grep '"frames":\["mode_api+0x[0-9a-f]* (trig_modes)","main+0x[0-9a-f]* (trig_modes)"' out/hits.jsonl
+
+# MTINJECT_ON=api: no trigger, no other event; the recorder runs for the calls alone and
+# takes exactly the one snapshot asked for
+MTINJECT_ON=api MTINJECT_OUTPUT="$PWD/api" LD_PRELOAD="$LIB" "$PROGS/trig_modes" api >api.out 2>api.err
+cat api.err
+assert_grep 'mtinject_snapshot returned 0' api.err
+assert_eq "$(wc -l <api/hits.jsonl | tr -d ' ')" 1 "records with MTINJECT_ON=api"
+assert_grep '"kind":"api".*"snapshot":true' api/hits.jsonl

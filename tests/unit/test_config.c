@@ -148,7 +148,7 @@ static void test_nothing_to_do(void **state)
 	(void)state;
 	assert_int_equal(parse_env(none), -ENOENT);
 	assert_string_equal(err, "nothing to do: set MTINJECT_TRIGGER (a function name) or MTINJECT_ON "
-				 "(exit, crash, abort, signal:SIG)");
+				 "(exit, crash, abort, api, signal:SIG)");
 	/* Empty is unset; the rest of the configuration is still complete. */
 	assert_int_equal(parse_env(empty), -ENOENT);
 	assert_int_equal(cfg.session, MTJ_SESSION_NONE);
@@ -264,13 +264,13 @@ static void test_on_invalid(void **state)
 {
 	(void)state;
 	expect_bad("MTINJECT_ON=exit,,crash",
-		   "MTINJECT_ON: empty entry in 'exit,,crash' (valid: exit, crash, abort, signal:SIGNAME, separated by ',')");
+		   "MTINJECT_ON: empty entry in 'exit,,crash' (valid: exit, crash, abort, api, signal:SIGNAME, separated by ',')");
 	expect_bad("MTINJECT_ON=exit,",
-		   "MTINJECT_ON: empty entry in 'exit,' (valid: exit, crash, abort, signal:SIGNAME, separated by ',')");
+		   "MTINJECT_ON: empty entry in 'exit,' (valid: exit, crash, abort, api, signal:SIGNAME, separated by ',')");
 	expect_bad("MTINJECT_ON=crahs",
-		   "MTINJECT_ON: 'crahs' is not an event (valid: exit, crash, abort, signal:SIGNAME)");
+		   "MTINJECT_ON: 'crahs' is not an event (valid: exit, crash, abort, api, signal:SIGNAME)");
 	expect_bad("MTINJECT_ON=exit, SIGUSR1",
-		   "MTINJECT_ON: 'SIGUSR1' is not an event (valid: exit, crash, abort, signal:SIGNAME)");
+		   "MTINJECT_ON: 'SIGUSR1' is not an event (valid: exit, crash, abort, api, signal:SIGNAME)");
 	expect_bad("MTINJECT_ON=exit,crash,exit", "MTINJECT_ON: 'exit' is listed twice");
 	expect_bad("MTINJECT_ON=signal:USR1,signal:10", "MTINJECT_ON: 'signal:10' is listed twice");
 	expect_bad("MTINJECT_ON=signal:",
@@ -614,7 +614,7 @@ static void test_load_reports_in_the_useful_order(void **state)
 	fake_env = nothing;
 	assert_int_equal(mtj_config_load(&cfg, fake_get, (char *const *)nothing, err, sizeof(err)), -ENOENT);
 	assert_string_equal(err, "nothing to do: set MTINJECT_TRIGGER (a function name) or MTINJECT_ON "
-				 "(exit, crash, abort, signal:SIG)");
+				 "(exit, crash, abort, api, signal:SIG)");
 }
 
 /* ---- value parsers -------------------------------------------------------------------------- */
