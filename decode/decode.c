@@ -18,6 +18,7 @@
 
 #include <linux/perf_event.h>
 
+#include "control/perf.h"
 #include "decode/decode.h"
 #include "decode/decode_text.h"
 #include "decode/dlstream.h"
@@ -52,10 +53,7 @@ void mtj_decode_set_err(char *err, size_t errlen, const char *fmt, ...)
 
 static double now_s(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+	return (double)mtj_perf_now_ns() / 1e9;
 }
 
 /* ---- inputs ------------------------------------------------------------------------------ */

@@ -52,13 +52,6 @@ static int real_sigaction(int sig, const struct sigaction *act, struct sigaction
 	return real_sigaction_fn(sig, act, old);
 }
 
-uint64_t mtj_now_ns(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 static pid_t self_tid(void) { return (pid_t)syscall(SYS_gettid); }
 
 /*
@@ -145,7 +138,7 @@ uint64_t mtj_hit_record(enum mtj_hit_kind kind, int trigger, int decision, uint6
 	h->flags = flags;
 	h->tid = self_tid();
 	prctl(PR_GET_NAME, h->thread, 0, 0, 0);
-	h->time_ns = mtj_now_ns();
+	h->time_ns = mtj_perf_now_ns();
 	if (ucontext) {
 		const ucontext_t *uc = ucontext;
 		const greg_t *g = uc->uc_mcontext.gregs;
@@ -223,7 +216,7 @@ static void on_trigger(unsigned idx, void *uc)
 		return;
 	struct mtj_trigger_rt *t = &mtj_rt.trig[idx];
 	uint64_t nth;
-	enum mtj_decision d = mtj_decide(&t->c, t->spec, mtj_now_ns(), &nth);
+	enum mtj_decision d = mtj_decide(&t->c, t->spec, mtj_perf_now_ns(), &nth);
 	if (d == MTJ_SNAP_YES && t->spec->count != MTJ_COUNT_ALL &&
 	    atomic_load(&t->c.snapshots) >= t->spec->count) {
 		/* Single-shot (or count=N reached): disable; inherited copies follow the parent. */

@@ -204,7 +204,7 @@ static void request_hit(struct mtj_hit *h, const char *id, const char *reason)
 	h->trigger = -1;
 	h->tid = mtj_rt.pid;
 	snprintf(h->thread, sizeof(h->thread), "mtinject");
-	h->time_ns = mtj_now_ns();
+	h->time_ns = mtj_perf_now_ns();
 	snprintf(h->request, sizeof(h->request), "%.47s", id);
 	snprintf(h->reason, sizeof(h->reason), "%.127s", reason);
 }
@@ -364,7 +364,7 @@ static void *helper_main(void *arg)
 		drain_ring();
 		if (rc > 0 && ctl_fd >= 0 && (p[1].revents & POLLIN))
 			read_control();
-		uint64_t now = mtj_now_ns();
+		uint64_t now = mtj_perf_now_ns();
 		if (now - last_check > 1000000000ull) {
 			last_check = now;
 			if (mtj_rt.session && !stopped && !atomic_load(&mtj_rt.session_dead) &&

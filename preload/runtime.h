@@ -88,7 +88,6 @@ uint64_t mtj_hit_record(enum mtj_hit_kind kind, int trigger, int decision, uint6
 			const void *ucontext, int sig, const char *reason, unsigned flags);
 /* Wait until the helper handled hit `seq` (bounded; async-signal-safe). */
 bool mtj_hit_wait(uint64_t seq, int timeout_ms);
-uint64_t mtj_now_ns(void);
 
 /* helper.c */
 int mtj_helper_start(void);

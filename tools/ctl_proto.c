@@ -4,6 +4,8 @@
  */
 #include "tools/ctl_proto.h"
 
+#include "control/perf.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -219,9 +221,7 @@ int mtj_ctl_resolve(const char *target, const char *regdir, char *dir, size_t di
 
 static long long now_ms(void)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return (long long)(mtj_perf_now_ns() / 1000000u);
 }
 
 int mtj_ctl_wait(const char *dir, off_t offset, enum mtj_ctl_cmd cmd, const char *id,
