@@ -9,6 +9,7 @@
  *   fxt-check FILE --stats    print counters as "key value" lines
  * Exit 1 with "fxt-check: FILE: <problem>" when the trace is invalid.
  */
+#include "tests/tools/slurp.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,29 +61,6 @@ static void dump_kobj(void *ctx, unsigned type, uint64_t koid, const char *name,
 		printf("process %llu %s\n", (unsigned long long)koid, name);
 	else if (type == 2)
 		printf("thread %llu %llu %s\n", (unsigned long long)pid, (unsigned long long)koid, name);
-}
-
-static void *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			buf = realloc(buf, cap);
-			if (!buf)
-				abort();
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r);
-	fclose(f);
-	*len = n;
-	return buf;
 }
 
 int main(int argc, char **argv)

@@ -14,6 +14,7 @@
  * ts never decreasing per thread, thread_name metadata for every thread with events and
  * process_name for every process.  Exit 0 ok / 1 invalid or query false / 2 usage.
  */
+#include "tests/tools/slurp.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -374,28 +375,6 @@ static int thr_cmp(const void *a, const void *b)
 	const struct thr *x = a, *y = b;
 
 	return x->tid < y->tid ? -1 : x->tid > y->tid;
-}
-
-static char *slurp(const char *path, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, n = 0, r;
-
-	if (!f)
-		return NULL;
-	do {
-		if (n == cap) {
-			cap = cap ? cap * 2 : 1 << 20;
-			if (!(buf = realloc(buf, cap)))
-				abort();
-		}
-		r = fread(buf + n, 1, cap - n, f);
-		n += r;
-	} while (r);
-	fclose(f);
-	*len = n;
-	return buf;
 }
 
 static int usage(void)
