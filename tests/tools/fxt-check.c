@@ -9,13 +9,13 @@
  *   fxt-check FILE --stats    print counters as "key value" lines
  * Exit 1 with "fxt-check: FILE: <problem>" when the trace is invalid.
  */
-#include "tests/tools/slurp.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/tools/fxt-read.h"
+#include "tests/tools/slurp.h"
 
 static void print_escaped(const char *s)
 {

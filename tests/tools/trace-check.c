@@ -14,7 +14,6 @@
  * ts never decreasing per thread, thread_name metadata for every thread with events and
  * process_name for every process.  Exit 0 ok / 1 invalid or query false / 2 usage.
  */
-#include "tests/tools/slurp.h"
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <string.h>
 
 #include "decode/json.h"
+#include "tests/tools/slurp.h"
 
 struct thr {
 	uint64_t pid, tid;
