@@ -24,6 +24,7 @@
 #include "decode/dlstream.h"
 #include "decode/filter.h"
 #include "decode/hits.h"
+#include "decode/outfile.h"
 #include "decode/perfscript.h"
 #include "decode/ptstack.h"
 #include "decode/sampling.h"
@@ -590,17 +591,15 @@ static int decode_one(const struct mtj_decode_opts *o, const char *file, const s
 	struct mtj_filter *filter = NULL;
 	char msgs[600];
 	int ret, rret, status;
-	FILE *out = fopen(res->path, "w");
+	struct mtj_outfile out;
 	struct stat sb;
 
-	if (!out) {
+	if (mtj_outfile_open(&out, res->path, OUT_BUF_SIZE) < 0) {
 		mtj_decode_set_err(err, errlen, "%s: %s", res->path, strerror(errno));
 		return MTJ_DECODE_EFAIL;
 	}
-	setvbuf(out, NULL, _IOFBF, OUT_BUF_SIZE);
-	if ((ret = mtj_writer_open(&w, res->format, out)) < 0) {
-		fclose(out);
-		unlink(res->path);
+	if ((ret = mtj_writer_open(&w, res->format, out.f)) < 0) {
+		mtj_outfile_abort(&out);
 		mtj_decode_set_err(err, errlen, "%s: cannot start the trace: %s", res->path, strerror(-ret));
 		return MTJ_DECODE_EFAIL;
 	}
@@ -690,13 +689,12 @@ out:
 		mtj_decode_set_err(err, errlen, "%s: finishing the trace failed", res->path);
 		ret = MTJ_DECODE_EFAIL;
 	}
-	if (fclose(out) != 0 && ret == 0) {
+	if (ret < 0)
+		mtj_outfile_abort(&out);   /* the old trace of that name stays as it was */
+	else if (mtj_outfile_commit(&out) < 0) {
 		mtj_decode_set_err(err, errlen, "%s: %s", res->path, strerror(errno));
 		ret = MTJ_DECODE_EFAIL;
-	}
-	if (ret < 0)
-		unlink(res->path);   /* no half trace that looks complete */
-	else if (stat(res->path, &sb) == 0)
+	} else if (stat(res->path, &sb) == 0)
 		res->bytes = (uint64_t)sb.st_size;
 	res->seconds = now_s() - r.start;
 	if (c.err)

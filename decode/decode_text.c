@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "decode/filter.h"
+#include "decode/outfile.h"
 #include "decode/perfscript.h"
 #include "decode/ptstack.h"
 #include "decode/sampling.h"
@@ -111,14 +112,14 @@ int mtj_decode_text(const struct mtj_decode_opts *o,
 		mtj_decode_set_err(err, errlen, "%s: %s", name, strerror(errno));
 		return MTJ_DECODE_ENOINPUT;
 	}
-	FILE *out = fopen(res.path, "w");
-	if (!out) {
+	struct mtj_outfile out;
+	if (mtj_outfile_open(&out, res.path, 1 << 20) < 0) {
 		mtj_decode_set_err(err, errlen, "%s: %s", res.path, strerror(errno));
 		if (!is_stdin)
 			fclose(in);
 		return MTJ_DECODE_EFAIL;
 	}
-	if ((rc = mtj_writer_open(&w, res.format, out)) < 0) {
+	if ((rc = mtj_writer_open(&w, res.format, out.f)) < 0) {
 		mtj_decode_set_err(err, errlen, "%s: cannot start the trace: %s", res.path, strerror(-rc));
 		ret = MTJ_DECODE_EFAIL;
 		goto out;
@@ -183,7 +184,9 @@ close:
 	if (ret == 0)
 		res.events = w.events;
 out:
-	if (fclose(out) != 0 && ret == 0) {
+	if (ret < 0)
+		mtj_outfile_abort(&out);   /* the old trace of that name stays as it was */
+	else if (mtj_outfile_commit(&out) < 0) {
 		mtj_decode_set_err(err, errlen, "%s: %s", res.path, strerror(errno));
 		ret = MTJ_DECODE_EFAIL;
 	}
@@ -192,10 +195,8 @@ out:
 	mtj_ptstack_free(r.pt);
 	mtj_sampling_free(r.sampling);
 	mtj_filter_free(r.filter);
-	if (ret < 0) {
-		unlink(res.path);    /* no half trace that looks complete */
+	if (ret < 0)
 		return ret;
-	}
 	struct stat sb;
 	if (stat(res.path, &sb) == 0)
 		res.bytes = (uint64_t)sb.st_size;

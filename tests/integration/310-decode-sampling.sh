@@ -68,6 +68,11 @@ head -c $((size / 2)) p.data >trunc.data
 [ "$rc" = 1 ] || fail "truncated perf.data: exit $rc, expected 1 ($(cat err.txt))"
 assert_grep "trunc.data" err.txt
 [ ! -e trunc.json ] || fail "a failed decode left trunc.json behind"
+# a failed decode leaves the previous trace of that name exactly as it was, and no temporary
+cp one.json keep.json
+"$TOOL" decode trunc.data -o keep.json 2>/dev/null && fail "truncated perf.data decoded"
+cmp -s one.json keep.json || fail "a failed decode damaged the old keep.json"
+[ -z "$(ls -A | grep '^\.')" ] || fail "a failed decode left a temporary file: $(ls -A | grep '^\.')"
 head -c 4096 /dev/urandom >junk.data
 "$TOOL" decode junk.data -o junk.json 2>err.txt; assert_eq "$?" 1 "corrupt perf.data"
 assert_grep "junk.data: perf script failed" err.txt
