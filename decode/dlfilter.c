@@ -39,6 +39,8 @@ EXPORT struct perf_dlfilter_fns perf_dlfilter_fns;
 #define CHAIN_SLOTS  16           /* threads whose last chain is kept (by tid, direct-mapped) */
 #define FL_ADJ       1u           /* frame flags in a chain: resolved at ip - 1 */
 #define FL_KERNEL    2u           /* a kernel address */
+#define COMM_RECHECK_SAMPLES 64   /* a thread's name is read again after this many samples */
+#define COMM_RECHECK_NS 1000000ull  /* or this much time (see comm_id) */
 
 /* Fields of perf's structs we read; perf versions with smaller structs are refused. */
 #define SAMPLE_NEEDS (offsetof(struct perf_dlfilter_sample, event) + sizeof(const char *))
@@ -58,8 +60,12 @@ struct frame_ent {
 };
 
 struct comm_ent {
-	int32_t tid;
-	uint32_t sid;     /* 0 = empty slot */
+	bool used;        /* the slot holds tid */
+	bool read;        /* sid and comm are what perf said */
+	int32_t tid, pid;
+	uint32_t sid;     /* the name's string id; 0 = none */
+	uint32_t left;    /* samples before the name is read again */
+	uint64_t when;    /* time it was last read */
 	char comm[32];
 };
 
@@ -311,6 +317,15 @@ static void chain_free(struct chain *c)
 	free(c->fl);
 }
 
+/* A sample taken in the kernel (its ip is a kernel address), from perf's cpumode. */
+static bool is_kernel_mode(uint8_t cpumode)
+{
+	uint8_t m = cpumode & PERF_RECORD_MISC_CPUMODE_MASK;
+
+	return m == PERF_RECORD_MISC_KERNEL || m == PERF_RECORD_MISC_GUEST_KERNEL ||
+	       m == PERF_RECORD_MISC_HYPERVISOR;
+}
+
 /* The sample's frames into d->cur: markers say whose frames follow, and the frame after a
  * marker is where that context was interrupted, not a return address. */
 static void chain_fill(struct dlf *d, const struct perf_dlfilter_sample *s, bool ip_is_kernel)
@@ -381,10 +396,10 @@ static int grow_comms(struct dlf *d)
 	for (uint32_t i = 0; i < d->comm_cap; i++) {
 		uint32_t j;
 
-		if (!d->comms[i].sid)
+		if (!d->comms[i].used)
 			continue;
 		j = (uint32_t)hash_u64((uint32_t)d->comms[i].tid);
-		for (j &= cap - 1; t[j].sid; j = (j + 1) & (cap - 1))
+		for (j &= cap - 1; t[j].used; j = (j + 1) & (cap - 1))
 			;
 		t[j] = d->comms[i];
 	}
@@ -394,31 +409,59 @@ static int grow_comms(struct dlf *d)
 	return 0;
 }
 
-/* The string id of a thread's current name; threads rarely rename, so compare with the
- * last name seen for the tid before interning. */
-static int64_t comm_id(struct dlf *d, int32_t tid, const char *comm)
+/*
+ * The string id of a sample's thread name.  Asking perf for it means resolving the sample
+ * (thread, map and symbol of its ip: 80 ns, half of what perf spends on a sample), which a
+ * dlfilter's filter_event_early() otherwise skips.  Threads rarely rename, so the name is
+ * read at a thread's first sample and again after COMM_RECHECK_SAMPLES of its samples or
+ * COMM_RECHECK_NS of time, whichever comes first: a rename (pthread_setname_np, prctl) shows
+ * within that, and only the last samples of a thread that renames itself just before it
+ * ends can keep the old name.
+ */
+static struct comm_ent *comm_slot(struct dlf *d, int32_t tid)
 {
 	uint32_t j;
-	struct comm_ent *e;
+
+	if (d->comm_count * 2 >= d->comm_cap && grow_comms(d) < 0)
+		return NULL;
+	j = (uint32_t)hash_u64((uint32_t)tid);
+	for (j &= d->comm_cap - 1; d->comms[j].used; j = (j + 1) & (d->comm_cap - 1))
+		if (d->comms[j].tid == tid)
+			return &d->comms[j];
+	d->comm_count++;
+	d->comms[j] = (struct comm_ent){ .used = true, .tid = tid };
+	return &d->comms[j];
+}
+
+static int64_t comm_id(struct dlf *d, const struct perf_dlfilter_sample *s, void *ctx)
+{
+	struct comm_ent *e = comm_slot(d, s->tid);
+	const struct perf_dlfilter_al *al;
+	const char *comm;
 	int64_t sid;
 
-	if (!comm)
-		return 0;
-	if (d->comm_count * 2 >= d->comm_cap && grow_comms(d) < 0)
+	if (!e)
 		return -ENOMEM;
-	j = (uint32_t)hash_u64((uint32_t)tid);
-	for (j &= d->comm_cap - 1; d->comms[j].sid; j = (j + 1) & (d->comm_cap - 1))
-		if (d->comms[j].tid == tid)
-			break;
-	e = &d->comms[j];
+	if (e->read && e->pid == s->pid && e->left && s->time - e->when < COMM_RECHECK_NS) {
+		e->left--;
+		return e->sid;
+	}
+	al = perf_dlfilter_fns.resolve_ip ? perf_dlfilter_fns.resolve_ip(ctx) : NULL;
+	comm = al && al->size >= AL_NEEDS ? al->comm : NULL;
+	e->read = true;
+	e->pid = s->pid;
+	e->left = COMM_RECHECK_SAMPLES;
+	e->when = s->time;
+	if (!comm) {
+		e->sid = 0;
+		e->comm[0] = 0;
+		return 0;
+	}
 	if (e->sid && !strncmp(e->comm, comm, sizeof(e->comm)))
 		return e->sid;
 	sid = intern(d, comm);
 	if (sid <= 0)
 		return sid;
-	if (!e->sid)
-		d->comm_count++;
-	e->tid = tid;
 	e->sid = (uint32_t)sid;
 	/* Names longer than the cache are interned each time (never happens with 16-byte comms). */
 	if (strlen(comm) < sizeof(e->comm))
@@ -536,8 +579,6 @@ EXPORT int start(void **data, void *ctx)
 
 static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, void *ctx)
 {
-	const struct perf_dlfilter_al *al = perf_dlfilter_fns.resolve_ip(ctx);
-	const char *comm = al && al->size >= AL_NEEDS ? al->comm : NULL;
 	/* Frame ids go at the end of the record; they are written to scratch from an offset
 	 * so the fixed fields can be put in front once the count is known. */
 	uint8_t *ids = d->scratch + SAMPLE_HEAD, *p = ids, *q;
@@ -548,10 +589,10 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 	ev = event_id(d, s, ctx);
 	if (ev < 0)
 		return (int)ev;
-	cid = comm_id(d, s->tid, comm);
+	cid = comm_id(d, s, ctx);
 	if (cid < 0)
 		return (int)cid;
-	chain_fill(d, s, al ? al->is_kernel_ip : false);
+	chain_fill(d, s, is_kernel_mode(s->cpumode));
 	keep = chain_shared(d);
 	for (uint32_t i = 0; i < c->n - keep; i++) {
 		int64_t id = frame_id(d, ctx, c->pid, c->ip[i], c->fl[i]);
@@ -581,7 +622,9 @@ static int encode_sample(struct dlf *d, const struct perf_dlfilter_sample *s, vo
 	return emit(d, MTJ_DLS_REC_SAMPLE, q, (size_t)(p - q));
 }
 
-EXPORT int filter_event(void *data, const struct perf_dlfilter_sample *s, void *ctx)
+/* Early: before perf resolves the sample's thread, map and symbol, which we need only for
+ * addresses we have not seen (frame_id) and now and then for the thread name (comm_id). */
+EXPORT int filter_event_early(void *data, const struct perf_dlfilter_sample *s, void *ctx)
 {
 	struct dlf *d = data;
 
