@@ -11,6 +11,9 @@
  * application replacing a file and starts writing the whole new file back there and then,
  * which cost 30 ms of a 100 ms decode of a 76 MB trace in `make bench`.  A trace needs no
  * such durability, so for the moment between the unlink and the rename the name is absent.
+ *
+ * The bytes reach write(2) through a writer thread (outfile.c), so the decoder's thread
+ * formats while the kernel copies.  f is an ordinary stdio stream to its user.
  */
 #ifndef MTJ_DECODE_OUTFILE_H
 #define MTJ_DECODE_OUTFILE_H
@@ -24,6 +27,7 @@ struct mtj_outfile {
 	char path[PATH_MAX];      /* the final name */
 	char tmp[PATH_MAX];       /* the temporary name; "" when writing in place */
 	bool remove_on_abort;     /* written in place to a regular file we may delete */
+	struct of_async *async;   /* the writer thread behind f; NULL = plain stdio */
 };
 
 /* Open for writing with a stdio buffer of bufsize bytes (0 = stdio's default).

@@ -170,6 +170,56 @@ static void test_not_regular_in_place(void **state)
 	unlink(target);
 }
 
+/* Many slots' worth through the writer thread, in pieces of odd sizes: every byte in order. */
+static void test_large_in_order(void **state)
+{
+	struct mtj_outfile o;
+	char p[128], piece[7919];
+	size_t total = 0, want = 5u << 20;
+	uint32_t x = 1;
+
+	(void)state;
+	path_of(p, sizeof(p), "big.json");
+	assert_int_equal(mtj_outfile_open(&o, p, 1 << 20), 0);
+	while (total < want) {
+		size_t n = 1 + x % sizeof(piece);
+
+		for (size_t i = 0; i < n; i++)
+			piece[i] = (char)((total + i) * 131 % 251);
+		assert_int_equal(fwrite(piece, 1, n, o.f), n);
+		total += n;
+		x = x * 1103515245u + 12345u;
+	}
+	assert_int_equal(mtj_outfile_commit(&o), 0);
+
+	FILE *f = fopen(p, "r");
+	size_t at = 0, n;
+	assert_non_null(f);
+	while ((n = fread(piece, 1, sizeof(piece), f)) > 0)
+		for (size_t i = 0; i < n; i++, at++)
+			if (piece[i] != (char)(at * 131 % 251))
+				fail_msg("byte %zu differs", at);
+	fclose(f);
+	assert_int_equal(at, total);
+}
+
+/* A write error in the writer thread reaches the caller: at a later write or at the commit. */
+static void test_write_error(void **state)
+{
+	struct mtj_outfile o;
+	static char chunk[1 << 20];
+
+	(void)state;
+	if (access("/dev/full", W_OK) != 0)
+		skip();
+	assert_int_equal(mtj_outfile_open(&o, "/dev/full", 1 << 20), 0);
+	for (int i = 0; i < 6; i++)
+		(void)fwrite(chunk, 1, sizeof(chunk), o.f);   /* may start failing part way */
+	assert_int_equal(mtj_outfile_commit(&o), -ENOSPC);
+	assert_int_equal(errno, ENOSPC);
+	assert_int_equal(access("/dev/full", F_OK), 0);   /* never removed */
+}
+
 static void test_errors(void **state)
 {
 	struct mtj_outfile o;
@@ -206,6 +256,8 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_commit_replaces, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_abort_keeps_old, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_regular_in_place, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_large_in_order, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_write_error, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_errors, setup, teardown),
 	};
 
