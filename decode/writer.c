@@ -22,13 +22,43 @@ struct core_thread {
 	uint32_t depth, cap;
 };
 
+#define OWN_CACHE 1024u          /* pointers known to be our copies (a power of two) */
+#define TID_CACHE 64u             /* tid -> index in th[], direct-mapped (a power of two) */
+
 struct core {
 	struct mtj_strtab *names;
 	struct mtj_u64map by_tid;       /* tid -> index in th[] */
 	struct core_thread *th;
 	uint32_t nth, cap;
 	uint32_t last;                  /* index of the last thread used: events come in runs */
+	uint32_t tid_cache[TID_CACHE];  /* index + 1 of a recent thread, by tid; 0 = none */
+	/* Our own copies of names seen recently, by address: a producer that passes back what
+	 * mtj_writer_intern() gave it (sampling.c always does) is recognised without hashing
+	 * the string.  A miss only means interning as usual. */
+	const char *own[OWN_CACHE];
 };
+
+static inline uint32_t own_slot(const char *s)
+{
+	uintptr_t k = (uintptr_t)s;
+
+	return (uint32_t)(k >> 3 ^ k >> 13) & (OWN_CACHE - 1);
+}
+
+/* Our copy of s: s itself when it is one (the common case), else interned. */
+static const char *own_copy(struct core *c, const char *s)
+{
+	uint32_t id, slot = own_slot(s);
+	const char *copy;
+
+	if (c->own[slot] == s)
+		return s;
+	if (mtj_strtab_intern(c->names, s, &id))
+		return NULL;
+	copy = mtj_strtab_str(c->names, id);
+	c->own[own_slot(copy)] = copy;
+	return copy;
+}
 
 static const struct {
 	const char *name;
@@ -122,10 +152,17 @@ static struct core_thread *thread_of(struct core *c, uint32_t pid, uint32_t tid)
 {
 	uint32_t idx;
 
+	uint32_t *cached = &c->tid_cache[tid & (TID_CACHE - 1)];
+
 	if (c->nth && c->th[c->last].tid == tid)
 		return &c->th[c->last];
+	if (*cached && c->th[*cached - 1].tid == tid) {
+		c->last = *cached - 1;
+		return &c->th[c->last];
+	}
 	if (mtj_u64map_get(&c->by_tid, tid, &idx)) {
 		c->last = idx;
+		*cached = idx + 1;
 		return &c->th[idx];
 	}
 	if (c->nth == c->cap) {
@@ -140,6 +177,7 @@ static struct core_thread *thread_of(struct core *c, uint32_t pid, uint32_t tid)
 	if (mtj_u64map_put(&c->by_tid, tid, c->nth))
 		return NULL;
 	c->th[c->nth] = (struct core_thread){ .pid = pid, .tid = tid };
+	*cached = c->nth + 1;
 	c->last = c->nth++;
 	return &c->th[c->last];
 }
@@ -161,11 +199,10 @@ int mtj_writer_thread_name(struct mtj_writer *w, uint32_t pid, uint32_t tid, con
 const char *mtj_writer_intern(struct mtj_writer *w, const char *s)
 {
 	struct core *c = w ? w->core : NULL;
-	uint32_t id;
 
 	if (!c || !s)
 		return s;
-	return mtj_strtab_intern(c->names, s, &id) ? NULL : mtj_strtab_str(c->names, id);
+	return own_copy(c, s);
 }
 
 static int grow_stack(struct core_thread *t)
@@ -206,7 +243,6 @@ int mtj_writer_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t 
 		     const char *name, const char *object)
 {
 	struct core_thread *t;
-	uint32_t id, oid;
 	int rc;
 
 	if (!w || !w->ops || !name)
@@ -217,13 +253,11 @@ int mtj_writer_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t 
 		return -ENOMEM;
 	if (ts_ns < t->last_ts)
 		return -EINVAL;
-	if (mtj_strtab_intern(c->names, name, &id) ||
-	    (object && mtj_strtab_intern(c->names, object, &oid)))
+	if (!(name = own_copy(c, name)) || (object && !(object = own_copy(c, object))))
 		return -ENOMEM;
 	if (t->depth == t->cap && grow_stack(t))
 		return -ENOMEM;
-	name = mtj_strtab_str(c->names, id);
-	rc = own_begin(w, pid, tid, ts_ns, name, object ? mtj_strtab_str(c->names, oid) : NULL);
+	rc = own_begin(w, pid, tid, ts_ns, name, object);
 	if (rc)
 		return rc;
 	t->stack[t->depth++] = name;
