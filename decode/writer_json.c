@@ -35,20 +35,38 @@ struct jname {
 	bool fixed;             /* key is a writer-owned copy */
 };
 
+/* The end of a B event, `,"name":N,"args":{"object":O}}`, per (name, object) pair of the
+ * writer's own copies: a span is one lookup and one copy after its head. */
+struct jtail {
+	const char *name, *object;      /* compared, never dereferenced */
+	char *text;
+	uint32_t len;
+};
+
+#define JW_TAILS 1024u              /* a power of two */
+#define JW_PTS   64u                /* threads' pid/tid texts kept (a power of two) */
+
 struct jw {
 	char *buf;
 	size_t len;
 	bool first;
 	int err;
-	/* `","pid":P,"tid":T,"ts":` of the last thread an event with a time was written for */
+	/* `","pid":P,"tid":T,"ts":` of the last thread an event with a time was written for,
+	 * and of recent threads by tid (samples of a few threads interleave) */
 	uint32_t pt_pid, pt_tid;
 	uint32_t pt_len;        /* 0 = none yet */
 	char pt[48];
+	struct jpt {
+		uint32_t pid, tid, len;     /* len 0 = empty */
+		char text[48];
+	} pts[JW_PTS];
 	/* the text of the last timestamp (µs with three decimals) */
-	uint64_t ts_ns;
+	uint64_t ts_ns, ts_us;
 	uint32_t ts_len;        /* 0 = none yet */
 	char ts[32];
 	struct jname *names;    /* [JW_NAMES] */
+	struct jtail *tails;    /* [JW_TAILS] */
+	uint64_t flushes;       /* buffer flushes so far */
 };
 
 static void jw_flush(struct mtj_writer *w, struct jw *j)
@@ -57,6 +75,7 @@ static void jw_flush(struct mtj_writer *w, struct jw *j)
 		j->err = -EIO;
 	w->bytes_hint += j->len;
 	j->len = 0;
+	j->flushes++;
 }
 
 static inline char *jw_room(struct mtj_writer *w, struct jw *j, size_t n)
@@ -108,17 +127,30 @@ static inline void jw_u64(struct mtj_writer *w, struct jw *j, uint64_t v)
 }
 
 /* ns -> µs with exactly three decimals, so the nanosecond survives the trip.  Kept as the
- * last timestamp's text: consecutive events often share the time. */
+ * last timestamp's text: consecutive events often share the time, and the next time mostly
+ * shares all but the last four digits of the µs too (they change every 10 ms). */
 static void jw_ts_text(struct jw *j, uint64_t ns)
 {
-	char *p = fmt_u64(j->ts, ns / 1000);
+	uint64_t us = ns / 1000;
 	unsigned f = (unsigned)(ns % 1000);
+	char *p;
 
+	if (j->ts_len && us >= 10000 && us / 10000 == j->ts_us / 10000) {
+		unsigned lo = (unsigned)(us % 10000);
+
+		p = j->ts + j->ts_len - 8;      /* the last four digits and ".fff" */
+		memcpy(p, digits2 + 2 * (lo / 100), 2);
+		memcpy(p + 2, digits2 + 2 * (lo % 100), 2);
+		p += 4;
+	} else {
+		p = fmt_u64(j->ts, us);
+	}
 	p[0] = '.';
 	p[1] = (char)('0' + f / 100);
 	memcpy(p + 2, digits2 + 2 * (f % 100), 2);
 	j->ts_len = (uint32_t)(p + 4 - j->ts);
 	j->ts_ns = ns;
+	j->ts_us = us;
 }
 
 static void jw_str(struct mtj_writer *w, struct jw *j, const char *s)
@@ -216,14 +248,22 @@ static void jw_head(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid,
 	if (tid && ts_ns) {
 		/* the common case: a timed event, mostly of the same thread as the last one */
 		if (!j->pt_len || j->pt_pid != pid || j->pt_tid != *tid) {
-			char *t = j->pt;
+			struct jpt *e = &j->pts[*tid & (JW_PTS - 1)];
 
-			memcpy(t, "\",\"pid\":", 8);
-			t = fmt_u64(t + 8, pid);
-			memcpy(t, ",\"tid\":", 7);
-			t = fmt_u64(t + 7, *tid);
-			memcpy(t, ",\"ts\":", 6);
-			j->pt_len = (uint32_t)(t + 6 - j->pt);
+			if (!e->len || e->pid != pid || e->tid != *tid) {
+				char *t = e->text;
+
+				memcpy(t, "\",\"pid\":", 8);
+				t = fmt_u64(t + 8, pid);
+				memcpy(t, ",\"tid\":", 7);
+				t = fmt_u64(t + 7, *tid);
+				memcpy(t, ",\"ts\":", 6);
+				e->len = (uint32_t)(t + 6 - e->text);
+				e->pid = pid;
+				e->tid = *tid;
+			}
+			memcpy(j->pt, e->text, sizeof(j->pt));
+			j->pt_len = e->len;
 			j->pt_pid = pid;
 			j->pt_tid = *tid;
 		}
@@ -254,9 +294,12 @@ static int json_open(struct mtj_writer *w)
 {
 	struct jw *j = calloc(1, sizeof(*j));
 
-	if (!j || !(j->buf = malloc(JW_BUF)) || !(j->names = calloc(JW_NAMES, sizeof(*j->names)))) {
-		if (j)
+	if (!j || !(j->buf = malloc(JW_BUF)) || !(j->names = calloc(JW_NAMES, sizeof(*j->names))) ||
+	    !(j->tails = calloc(JW_TAILS, sizeof(*j->tails)))) {
+		if (j) {
 			free(j->buf);
+			free(j->names);
+		}
 		free(j);
 		return -ENOMEM;
 	}
@@ -294,8 +337,18 @@ static int json_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t
 		      const char *name, const char *object)
 {
 	struct jw *j = w->priv;
+	uintptr_t k = (uintptr_t)name ^ (uintptr_t)object * 31;
+	struct jtail *t = &j->tails[(k >> 3 ^ k >> 13) & (JW_TAILS - 1)];
+	size_t start;
+	uint64_t flushes;
 
 	jw_head(w, j, 'B', pid, &tid, &ts_ns);
+	if (w->own_names && t->text && t->name == name && t->object == object) {
+		jw_raw(w, j, t->text, t->len);
+		return j->err;
+	}
+	start = j->len;
+	flushes = j->flushes;
 	JW_LIT(w, j, ",\"name\":");
 	jw_name(w, j, name);
 	if (object) {
@@ -304,6 +357,17 @@ static int json_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t
 		JW_LIT(w, j, "}}");
 	} else
 		JW_LIT(w, j, "}");
+	/* keep what was just written (when no flush came in between: it is all in buf) */
+	if (w->own_names && j->flushes == flushes && j->len > start) {
+		size_t len = j->len - start;
+		char *text = realloc(t->text, len);
+
+		if (text) {
+			memcpy(text, j->buf + start, len);
+			*t = (struct jtail){ .name = name, .object = object, .text = text,
+					     .len = (uint32_t)len };
+		}
+	}
 	return j->err;
 }
 
@@ -372,7 +436,10 @@ static int json_close(struct mtj_writer *w)
 		rc = -EIO;
 	for (uint32_t i = 0; i < JW_NAMES; i++)
 		free(j->names[i].raw);
+	for (uint32_t i = 0; i < JW_TAILS; i++)
+		free(j->tails[i].text);
 	free(j->names);
+	free(j->tails);
 	free(j->buf);
 	free(j);
 	w->priv = NULL;

@@ -91,6 +91,57 @@ static void test_timestamps(void **state)
 	}
 }
 
+/* In one writer, so each time is formatted from the previous one's text where it can be:
+ * every step size, 10 ms boundaries and digit-count changes give printf's digits. */
+static void test_timestamps_sequence(void **state)
+{
+	uint64_t ns = 0, x = 12345;
+	char want[48];
+	int64_t got;
+	size_t n = 0;
+
+	(void)state;
+	open_json();
+	for (int i = 0; i < 6000; i++) {
+		static const uint64_t steps[] = { 0, 1, 999, 1000, 9999000, 10000000, 123456789 };
+
+		if (i == 3000)
+			ns = 99999999999990ull;   /* 99999999.999990 µs: about to gain a digit */
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ns += i % 3 ? steps[(x >> 33) % 7] : (x >> 40);
+		assert_int_equal(mtj_writer_instant(&w, 1, 1, ns, "x", NULL, 0), 0);
+		n++;
+	}
+	close_json();
+	struct mtj_json v;
+	assert_int_equal(mtj_json_parse(buf, len, NULL, &v, NULL), 0);
+	const struct mtj_json *ev = mtj_json_get(&v, "traceEvents");
+	assert_int_equal(ev->len, n);
+	/* replay the same sequence and compare the text of each time */
+	ns = 0;
+	x = 12345;
+	char *p = buf;
+	for (int i = 0; i < 6000; i++) {
+		static const uint64_t steps[] = { 0, 1, 999, 1000, 9999000, 10000000, 123456789 };
+
+		if (i == 3000)
+			ns = 99999999999990ull;
+		x = x * 6364136223846793005ull + 1442695040888963407ull;
+		ns += i % 3 ? steps[(x >> 33) % 7] : (x >> 40);
+		snprintf(want, sizeof(want), "\"ts\":%llu.%03llu,", (unsigned long long)(ns / 1000),
+			 (unsigned long long)(ns % 1000));
+		p = strstr(p, "\"ts\":");
+		assert_non_null(p);
+		if (strncmp(p, want, strlen(want)))
+			fail_msg("event %d: %.30s, want %s", i, p, want);
+		p++;
+		assert_int_equal(mtj_json_num_scaled(mtj_json_get(&ev->items[i], "ts"), 3, &got), 0);
+		assert_int_equal((uint64_t)got, ns);
+	}
+	mtj_json_free(&v);
+	free(buf);
+}
+
 static void test_escaping(void **state)
 {
 	const char *name = "operator\"\"_x<\\>\n\t\x01 caf\xc3\xa9 \xff";
@@ -143,14 +194,18 @@ static void test_long_strings(void **state)
 
 static void test_round_trip_many(void **state)
 {
-	char name[32];
+	char name[32], object[32];
 	int64_t ts;
 
 	(void)state;
 	open_json();
 	for (int i = 0; i < 20000; i++) {
+		/* the same two buffers with new contents each time: a cache keyed by pointer must
+		 * not be fooled (objects vary independently of names) */
 		snprintf(name, sizeof(name), "fn%d", i % 100);
-		assert_int_equal(mtj_writer_begin(&w, 1, 10 + i % 3, (uint64_t)i * 2, name, NULL), 0);
+		snprintf(object, sizeof(object), "lib%d.so", i % 7);
+		assert_int_equal(mtj_writer_begin(&w, 1, 10 + i % 3, (uint64_t)i * 2, name,
+						  i % 5 ? object : NULL), 0);
 		assert_int_equal(mtj_writer_end(&w, 1, 10 + i % 3, (uint64_t)i * 2 + 1, name), 0);
 	}
 	close_json();
@@ -163,6 +218,17 @@ static void test_round_trip_many(void **state)
 		assert_int_equal(ts, (int64_t)i);
 		assert_string_equal(mtj_json_get(&ev->items[i], "ph")->s, i % 2 ? "E" : "B");
 		assert_int_equal(mtj_json_get(&ev->items[i], "tid")->u, 10 + (i / 2) % 3);
+		if (i % 2)
+			continue;
+		snprintf(name, sizeof(name), "fn%zu", (i / 2) % 100);
+		assert_string_equal(mtj_json_get(&ev->items[i], "name")->s, name);
+		const struct mtj_json *args = mtj_json_get(&ev->items[i], "args");
+		if ((i / 2) % 5 == 0) {
+			assert_null(args);
+			continue;
+		}
+		snprintf(object, sizeof(object), "lib%zu.so", (i / 2) % 7);
+		assert_string_equal(mtj_json_get(args, "object")->s, object);
 	}
 	snprintf(name, sizeof(name), "fn%d", 19999 % 100);
 	assert_string_equal(mtj_json_get(&ev->items[39998], "name")->s, name);
@@ -175,6 +241,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_exact_output),
 		cmocka_unit_test(test_timestamps),
+		cmocka_unit_test(test_timestamps_sequence),
 		cmocka_unit_test(test_escaping),
 		cmocka_unit_test(test_long_strings),
 		cmocka_unit_test(test_round_trip_many),
