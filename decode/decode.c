@@ -201,13 +201,14 @@ static int collect(const struct mtj_decode_opts *o, struct snap **out, size_t *n
 
 /* ---- outputs ----------------------------------------------------------------------------- */
 
-static int output_format(const struct mtj_decode_opts *o, enum mtj_format *fmt, char *err, size_t errlen)
+int mtj_decode_output_format(const struct mtj_decode_opts *o, enum mtj_format *fmt, char *err,
+			     size_t errlen)
 {
 	if (o->format_set) {
 		*fmt = o->format;
 		return 0;
 	}
-	if (!o->output) {
+	if (!o->output || !strcmp(o->output, "-")) {
 		*fmt = MTJ_FORMAT_JSON;
 		return 0;
 	}
@@ -744,7 +745,7 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 			"executable or in its package library directory)");
 		return MTJ_DECODE_EFAIL;
 	}
-	if ((ret = output_format(o, &fmt, err, errlen)) < 0)
+	if ((ret = mtj_decode_output_format(o, &fmt, err, errlen)) < 0)
 		return ret;
 	if ((ret = collect(o, &snaps, &n, err, errlen)) < 0)
 		return ret;
@@ -758,6 +759,12 @@ int mtj_decode_run(const struct mtj_decode_opts *o,
 		}
 		first = o->snapshot - 1;
 		last = o->snapshot;
+	}
+	if (o->output && !strcmp(o->output, "-") && last - first > 1) {
+		mtj_decode_set_err(err, errlen, "-o - (standard output) takes one trace, and there are %zu "
+			"snapshots: choose one with --snapshot N", last - first);
+		free_snaps(snaps, n);
+		return MTJ_DECODE_EUSAGE;
 	}
 	for (size_t i = first; i < last && ret == 0; i++) {
 		struct mtj_decode_output res = { .format = fmt };

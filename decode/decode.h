@@ -64,6 +64,11 @@ enum mtj_decode_err {
 /* printf into an error buffer of the decode API (NULL or 0 length: nothing). */
 void mtj_decode_set_err(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The trace format: --format, else OUT's extension, else (no OUT, or "-") JSON.  An OUT
+ * whose extension names no format is a usage error (err filled). */
+int mtj_decode_output_format(const struct mtj_decode_opts *opts, enum mtj_format *fmt, char *err,
+			     size_t errlen);
+
 int mtj_decode_run(const struct mtj_decode_opts *opts,
 		   void (*on_output)(void *arg, const struct mtj_decode_output *o), void *arg,
 		   char *err, size_t errlen);

@@ -71,14 +71,10 @@ static int on_sample(void *ctx, const struct mtj_sample *s)
 	return rc;
 }
 
-static int pick_output(const struct mtj_decode_opts *o, enum mtj_format *fmt, char *path, size_t len)
+static int output_path(const struct mtj_decode_opts *o, enum mtj_format fmt, char *path, size_t len)
 {
 	const char *in = o->from_perf_script;
-	if (o->format_set)
-		*fmt = o->format;
-	else if (!o->output || mtj_format_from_path(o->output, fmt) < 0)
-		*fmt = MTJ_FORMAT_JSON;
-	const char *ext = mtj_writer_ops_for(*fmt)->ext;
+	const char *ext = mtj_writer_ops_for(fmt)->ext;
 	int n = o->output ? snprintf(path, len, "%s", o->output)
 	      : strcmp(in, "-") ? snprintf(path, len, "%s%s", in, ext)
 	      : snprintf(path, len, "trace%s", ext);
@@ -102,7 +98,9 @@ int mtj_decode_text(const struct mtj_decode_opts *o,
 		mtj_decode_set_err(err, errlen, "--from-perf-script takes no other INPUT");
 		return MTJ_DECODE_EUSAGE;
 	}
-	if (pick_output(o, &res.format, res.path, sizeof(res.path)) < 0) {
+	if (mtj_decode_output_format(o, &res.format, err, errlen) < 0)
+		return MTJ_DECODE_EUSAGE;
+	if (output_path(o, res.format, res.path, sizeof(res.path)) < 0) {
 		mtj_decode_set_err(err, errlen, "output path too long");
 		return MTJ_DECODE_EUSAGE;
 	}

@@ -216,7 +216,9 @@ int mtj_outfile_open(struct mtj_outfile *o, const char *path, size_t bufsize)
 		return -ENAMETOOLONG;
 	}
 	strcpy(o->path, path);
-	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+	if (!strcmp(path, "-")) {
+		fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);   /* ours to close */
+	} else if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
 		/* a device, a FIFO, a symlink: write where it points */
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0666);
 	} else if (tmp_name(o->tmp, sizeof(o->tmp), path) == 0 &&

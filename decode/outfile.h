@@ -4,7 +4,8 @@
  * A trace is written to a temporary file beside its final name and renamed into place only
  * when it is complete, so a decode that fails (bad input, disk full, ^C) leaves the previous
  * trace of that name as it was, and a viewer never opens half a file.  Names that are not
- * regular files (/dev/stdout, a FIFO, a symlink) are written in place.
+ * regular files (/dev/stdout, a FIFO, a symlink) are written in place; "-" is standard
+ * output.
  *
  * The old file is unlinked just before the rename rather than renamed over: ext4 (the
  * auto_da_alloc heuristic) treats both "truncate and rewrite" and "rename over" as an

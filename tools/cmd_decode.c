@@ -28,6 +28,7 @@ static const char usage_text[] =
 	"  -o, --output OUT     where to write (default: DIR/trace.json, or DIR/trace-<N>.json per\n"
 	"                       snapshot when a directory holds several; FILE.json for a file).\n"
 	"                       With several snapshots, OUT gets -<N> before its extension.\n"
+	"                       - = standard output (one snapshot; the summary goes to stderr)\n"
 	"  -f, --format FMT     json (Chrome trace events: Perfetto, chrome://tracing), fxt (Fuchsia\n"
 	"                       trace format: Perfetto) or folded (flamegraph.pl, speedscope);\n"
 	"                       default: from OUT's extension, else json\n"
@@ -152,15 +153,19 @@ static const char *viewer_hint(enum mtj_format f)
 static void on_output(void *arg, const struct mtj_decode_output *out)
 {
 	struct cli *c = arg;
+	bool to_stdout = !strcmp(out->path, "-");
+	FILE *f = to_stdout ? stderr : stdout;   /* never into the trace itself */
 
 	c->outputs++;
 	if (c->quiet)
 		return;
-	printf("trace: %s (%llu samples, %llu threads, %llu hits, %llu events, %.2f s)\n", out->path,
-	       (unsigned long long)out->samples, (unsigned long long)out->threads,
-	       (unsigned long long)out->hits, (unsigned long long)out->events, out->seconds);
-	printf("  %s\n", viewer_hint(out->format));
-	fflush(stdout);
+	fprintf(f, "trace: %s (%llu samples, %llu threads, %llu hits, %llu events, %.2f s)\n",
+		to_stdout ? "<stdout>" : out->path, (unsigned long long)out->samples,
+		(unsigned long long)out->threads, (unsigned long long)out->hits,
+		(unsigned long long)out->events, out->seconds);
+	if (!to_stdout)
+		fprintf(f, "  %s\n", viewer_hint(out->format));
+	fflush(f);
 }
 
 static void on_warn(void *arg, const char *msg)

@@ -54,6 +54,12 @@ mkdir out && cp p.data out/perf.data.2024010100000001 && cp p.data out/perf.data
 [ -s out/trace-1.json ] && [ -s out/trace-2.json ] || fail "expected trace-1.json and trace-2.json: $(ls out)"
 "$TOOL" decode out --snapshot 2 -o one.json -q || fail "--snapshot 2 failed"
 cmp -s one.json out/trace-2.json || fail "--snapshot 2 differs from trace-2.json"
+# -o -: the trace alone on stdout (JSON unless --format says), the summary on stderr
+"$TOOL" decode out --snapshot 2 -o - >stdout.json 2>stderr.txt || fail "-o - failed: $(cat stderr.txt)"
+cmp -s stdout.json out/trace-2.json || fail "-o - differs from trace-2.json"
+assert_grep "^trace: <stdout> (" stderr.txt
+"$TOOL" decode out -o - >/dev/null 2>err.txt; assert_eq "$?" 2 "-o - with two snapshots"
+assert_grep "choose one with --snapshot" err.txt
 "$TOOL" decode out --snapshot 3 -q 2>err.txt; assert_eq "$?" 2 "snapshot out of range"
 assert_grep "only 2 snapshots" err.txt
 

@@ -35,6 +35,12 @@ cmp -s ref.names t.names || { diff ref.names t.names | head; fail "function name
 # stdin, folded
 "$TOOL" decode --from-perf-script - -o t.folded <p.txt >dec2.out 2>dec2.err || { cat dec2.err; fail "stdin decode failed"; }
 assert_grep ";recurse;" t.folded
+# stdin to stdout, a pipe end to end; an OUT whose extension names no format is refused
+"$TOOL" decode --from-perf-script - -o - --format folded <p.txt 2>/dev/null | cmp -s - t.folded ||
+	fail "stdin -> stdout differs from t.folded"
+"$TOOL" decode --from-perf-script p.txt -o t.weird 2>err.txt; assert_eq "$?" 2 "unknown output extension"
+assert_grep "cannot tell the format from 't.weird'" err.txt
+[ ! -e t.weird ] || fail "a refused decode wrote t.weird"
 
 # a filter whose START never runs: a warning, an empty but valid trace
 "$TOOL" decode --from-perf-script p.txt -o f.json --filter no_such_fn,leaf_spin >f.out 2>f.err ||
