@@ -379,6 +379,7 @@ static int rec_sample(struct mtj_dls_reader *r, struct cursor *c, uint64_t at,
 	s.event = str(r, r->events[ev].name);
 	s.nframes = t->n;
 	s.frames = f;
+	s.kept = (uint32_t)keep;
 	r->samples++;
 	return ops && ops->sample ? ops->sample(arg, &s, r->events[ev].period_ns) : 0;
 }

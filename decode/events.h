@@ -23,6 +23,10 @@ struct mtj_sample {
 	const char *event;   /* "cpu-clock", ... may be NULL */
 	uint32_t nframes;
 	const struct mtj_frame *frames;
+	/* How many outermost frames are, address for address, those of this thread's previous
+	 * sample (the dlfilter stream says so); 0 = not known.  Consumers may skip comparing
+	 * them. */
+	uint32_t kept;
 };
 
 /* Branch flags (Intel PT, as `perf script -F flags` / PERF_DLFILTER_FLAG_*). */

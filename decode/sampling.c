@@ -448,17 +448,23 @@ int mtj_sampling_add(struct mtj_sampling *s, const struct mtj_sample *smp, uint6
 		s->tmp_cap = n;
 	}
 	/* Outermost first; the common prefix with the open stack stays open (its entries in
-	 * s->tmp are filled only when the stack is rebuilt from the bottom, after a gap). */
+	 * s->tmp are filled only when the stack is rebuilt from the bottom, after a gap).  After
+	 * a sample the open stack is exactly that sample's chain, so the frames the producer
+	 * says it kept from the thread's previous sample are known to match. */
 	{
 		uint32_t lim = n < t->depth ? n : t->depth;
-		const struct mtj_frame *fr = smp->frames + n - 1;
 
+		const struct mtj_frame *fr = smp->frames;   /* fr[n - 1 - i] is the i-th outermost */
+
+		if (t->sampled && smp->kept)
+			keep = smp->kept < lim ? smp->kept : lim;
 		if (s->interned)
-			while (keep < lim && t->stack[keep]->sym == fr->sym && t->stack[keep]->dso == fr->dso)
-				keep++, fr--;
+			while (keep < lim && t->stack[keep]->sym == fr[n - 1 - keep].sym &&
+			       t->stack[keep]->dso == fr[n - 1 - keep].dso)
+				keep++;
 		else
-			while (keep < lim && fn_is(s, t->stack[keep], fr->sym, fr->dso))
-				keep++, fr--;
+			while (keep < lim && fn_is(s, t->stack[keep], fr[n - 1 - keep].sym, fr[n - 1 - keep].dso))
+				keep++;
 	}
 	for (uint32_t i = keep; i < n; i++) {
 		const struct mtj_frame *fr = &smp->frames[n - 1 - i];
