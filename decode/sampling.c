@@ -287,7 +287,7 @@ static bool covered(const struct mtj_sampling *s, uint64_t ts)
 }
 
 /* Write the thread's queued instants up to `until` (inclusive). */
-static int flush_instants(struct mtj_sampling *s, struct thread *t, uint64_t until)
+static int flush_instants_slow(struct mtj_sampling *s, struct thread *t, uint64_t until)
 {
 	while (t->pending && t->pending->ts <= until) {
 		struct instant *in = t->pending;
@@ -306,6 +306,12 @@ static int flush_instants(struct mtj_sampling *s, struct thread *t, uint64_t unt
 			return ret;
 	}
 	return 0;
+}
+
+/* Most threads have none queued: that is checked inline. */
+static inline int flush_instants(struct mtj_sampling *s, struct thread *t, uint64_t until)
+{
+	return t->pending && t->pending->ts <= until ? flush_instants_slow(s, t, until) : 0;
 }
 
 /* End the thread's spans down to `keep` open ones, at `ts`. */

@@ -148,14 +148,11 @@ int mtj_writer_open(struct mtj_writer *w, enum mtj_format fmt, FILE *out)
 	return mtj_writer_open_flags(w, fmt, out, 0);
 }
 
-static struct core_thread *thread_of(struct core *c, uint32_t pid, uint32_t tid)
+static struct core_thread *thread_of_slow(struct core *c, uint32_t pid, uint32_t tid)
 {
+	uint32_t *cached = &c->tid_cache[tid & (TID_CACHE - 1)];
 	uint32_t idx;
 
-	uint32_t *cached = &c->tid_cache[tid & (TID_CACHE - 1)];
-
-	if (c->nth && c->th[c->last].tid == tid)
-		return &c->th[c->last];
 	if (*cached && c->th[*cached - 1].tid == tid) {
 		c->last = *cached - 1;
 		return &c->th[c->last];
@@ -180,6 +177,14 @@ static struct core_thread *thread_of(struct core *c, uint32_t pid, uint32_t tid)
 	*cached = c->nth + 1;
 	c->last = c->nth++;
 	return &c->th[c->last];
+}
+
+/* The thread's state; events come in runs of one thread, so the last one is tried inline. */
+static inline struct core_thread *thread_of(struct core *c, uint32_t pid, uint32_t tid)
+{
+	if (c->nth && c->th[c->last].tid == tid)
+		return &c->th[c->last];
+	return thread_of_slow(c, pid, tid);
 }
 
 int mtj_writer_process_name(struct mtj_writer *w, uint32_t pid, const char *name)

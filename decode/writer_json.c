@@ -6,7 +6,7 @@
  * Why the caches: a trace is mostly B/E events of a few threads, at timestamps shared by
  * several events (a sample's ends and begins happen at one instant), naming a few hundred
  * functions over and over.  Formatting pid/tid and the timestamp and escaping the same names
- * again was most of the writer's time, so the last thread's "pid/tid" text, the last
+ * again was most of the writer's time, so recent threads' "pid/tid" texts, the last
  * timestamp's text and the escaped form of recently seen names are kept.
  */
 #include "decode/json.h"
@@ -51,11 +51,8 @@ struct jw {
 	size_t len;
 	bool first;
 	int err;
-	/* `","pid":P,"tid":T,"ts":` of the last thread an event with a time was written for,
-	 * and of recent threads by tid (samples of a few threads interleave) */
-	uint32_t pt_pid, pt_tid;
-	uint32_t pt_len;        /* 0 = none yet */
-	char pt[48];
+	/* `","pid":P,"tid":T,"ts":` of recent threads, by tid (samples of a few threads
+	 * interleave) */
 	struct jpt {
 		uint32_t pid, tid, len;     /* len 0 = empty */
 		char text[48];
@@ -229,13 +226,9 @@ static void jw_name(struct mtj_writer *w, struct jw *j, const char *s)
 	}
 }
 
-/* Start an event: separator, phase (one character), pid, tid and (ts_ns != NULL) the time. */
-static void jw_head(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid,
-		    const uint32_t *tid, const uint64_t *ts_ns)
+/* The separator before an event and its phase: `,\n{"ph":"X` (no comma for the first). */
+static inline char *jw_sep_ph(struct jw *j, char *p, char ph)
 {
-	/* fixed-size copies of the cached texts: the compiler inlines them */
-	char *d = jw_room(w, j, 12 + sizeof(j->pt) + sizeof(j->ts)), *p = d;
-
 	if (j->first) {
 		memcpy(p, "\n{\"ph\":\"", 8);
 		p += 8;
@@ -245,48 +238,53 @@ static void jw_head(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid,
 		p += 9;
 	}
 	*p++ = ph;
-	if (tid && ts_ns) {
-		/* the common case: a timed event, mostly of the same thread as the last one */
-		if (!j->pt_len || j->pt_pid != pid || j->pt_tid != *tid) {
-			struct jpt *e = &j->pts[*tid & (JW_PTS - 1)];
+	return p;
+}
 
-			if (!e->len || e->pid != pid || e->tid != *tid) {
-				char *t = e->text;
+static void jw_pt_fill(struct jpt *e, uint32_t pid, uint32_t tid)
+{
+	char *t = e->text;
 
-				memcpy(t, "\",\"pid\":", 8);
-				t = fmt_u64(t + 8, pid);
-				memcpy(t, ",\"tid\":", 7);
-				t = fmt_u64(t + 7, *tid);
-				memcpy(t, ",\"ts\":", 6);
-				e->len = (uint32_t)(t + 6 - e->text);
-				e->pid = pid;
-				e->tid = *tid;
-			}
-			memcpy(j->pt, e->text, sizeof(j->pt));
-			j->pt_len = e->len;
-			j->pt_pid = pid;
-			j->pt_tid = *tid;
-		}
-		memcpy(p, j->pt, sizeof(j->pt));
-		p += j->pt_len;
-		if (!j->ts_len || *ts_ns != j->ts_ns)
-			jw_ts_text(j, *ts_ns);
-		memcpy(p, j->ts, sizeof(j->ts));
-		j->len += (size_t)(p - d) + j->ts_len;
-		return;
-	}
-	j->len += (size_t)(p - d);
+	memcpy(t, "\",\"pid\":", 8);
+	t = fmt_u64(t + 8, pid);
+	memcpy(t, ",\"tid\":", 7);
+	t = fmt_u64(t + 7, tid);
+	memcpy(t, ",\"ts\":", 6);
+	e->len = (uint32_t)(t + 6 - e->text);
+	e->pid = pid;
+	e->tid = tid;
+}
+
+/* Start a timed event of a thread: separator, phase, pid, tid and the time, from the
+ * thread's cached text and the last time's text (fixed-size copies the compiler inlines). */
+static inline __attribute__((always_inline)) void
+jw_head(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid, uint32_t tid, uint64_t ts_ns)
+{
+	struct jpt *e = &j->pts[tid & (JW_PTS - 1)];
+	char *d = jw_room(w, j, 12 + sizeof(e->text) + sizeof(j->ts)), *p;
+
+	p = jw_sep_ph(j, d, ph);
+	if (!e->len || e->pid != pid || e->tid != tid)
+		jw_pt_fill(e, pid, tid);
+	memcpy(p, e->text, sizeof(e->text));
+	p += e->len;
+	if (!j->ts_len || ts_ns != j->ts_ns)
+		jw_ts_text(j, ts_ns);
+	memcpy(p, j->ts, sizeof(j->ts));
+	j->len += (size_t)(p - d) + j->ts_len;
+}
+
+/* Start a metadata event: separator, phase, pid and (tid != NULL) tid; no time. */
+static void jw_head_meta(struct mtj_writer *w, struct jw *j, char ph, uint32_t pid, const uint32_t *tid)
+{
+	char *d = jw_room(w, j, 12);
+
+	j->len += (size_t)(jw_sep_ph(j, d, ph) - d);
 	JW_LIT(w, j, "\",\"pid\":");
 	jw_u64(w, j, pid);
 	if (tid) {
 		JW_LIT(w, j, ",\"tid\":");
 		jw_u64(w, j, *tid);
-	}
-	if (ts_ns) {
-		JW_LIT(w, j, ",\"ts\":");
-		if (!j->ts_len || *ts_ns != j->ts_ns)
-			jw_ts_text(j, *ts_ns);
-		jw_raw(w, j, j->ts, j->ts_len);
 	}
 }
 
@@ -314,7 +312,7 @@ static int json_meta(struct mtj_writer *w, uint32_t pid, const uint32_t *tid, co
 {
 	struct jw *j = w->priv;
 
-	jw_head(w, j, 'M', pid, tid, NULL);
+	jw_head_meta(w, j, 'M', pid, tid);
 	JW_LIT(w, j, ",\"name\":\"");
 	jw_raw(w, j, what, strlen(what));
 	JW_LIT(w, j, "\",\"args\":{\"name\":");
@@ -342,7 +340,7 @@ static int json_begin(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t
 	size_t start;
 	uint64_t flushes;
 
-	jw_head(w, j, 'B', pid, &tid, &ts_ns);
+	jw_head(w, j, 'B', pid, tid, ts_ns);
 	if (w->own_names && t->text && t->name == name && t->object == object) {
 		jw_raw(w, j, t->text, t->len);
 		return j->err;
@@ -376,7 +374,7 @@ static int json_end(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64_t t
 	struct jw *j = w->priv;
 
 	(void)name;     /* E closes the innermost B; a name would only cost bytes */
-	jw_head(w, j, 'E', pid, &tid, &ts_ns);
+	jw_head(w, j, 'E', pid, tid, ts_ns);
 	JW_LIT(w, j, "}");
 	return j->err;
 }
@@ -386,7 +384,7 @@ static int json_instant(struct mtj_writer *w, uint32_t pid, uint32_t tid, uint64
 {
 	struct jw *j = w->priv;
 
-	jw_head(w, j, 'i', pid, &tid, &ts_ns);
+	jw_head(w, j, 'i', pid, tid, ts_ns);
 	JW_LIT(w, j, ",\"s\":\"t\",\"name\":");
 	jw_str(w, j, name);
 	if (nargs) {
