@@ -172,12 +172,28 @@ static bool get_uv_long(struct cursor *c, uint64_t *v)
 	return false;
 }
 
-/* Inline for the common case: most ids and fields fit one byte. */
+/* Inline for the common cases: most ids and fields fit one byte; pids, tids and time deltas
+ * take two or three (decoded without a bounds check per byte when the record has room). */
 static inline bool get_uv(struct cursor *c, uint64_t *v)
 {
-	if (c->p < c->end && *c->p < 0x80) {
-		*v = *c->p++;
+	const uint8_t *p = c->p;
+
+	if (p < c->end && *p < 0x80) {
+		*v = *p;
+		c->p = p + 1;
 		return true;
+	}
+	if (c->end - p >= 3) {
+		if (!(p[1] & 0x80)) {
+			*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+			c->p = p + 2;
+			return true;
+		}
+		if (!(p[2] & 0x80)) {
+			*v = (uint64_t)(p[0] & 0x7f) | (uint64_t)(p[1] & 0x7f) << 7 | (uint64_t)p[2] << 14;
+			c->p = p + 3;
+			return true;
+		}
 	}
 	return get_uv_long(c, v);
 }

@@ -184,6 +184,47 @@ static void test_varint_roundtrip(void **state)
 	assert_int_equal(mtj_dls_put_uv(p, UINT64_MAX), 10);
 }
 
+/* Fields of every varint length, where the reader decodes them in place (mid-record) and
+ * where it must stop at the record's end (a 2-byte frame id last): exact values. */
+static void test_varint_lengths(void **state)
+{
+	static struct buf b;
+	static const int64_t dt[] = { 63, 64, 8191, 8192, 1 << 20, (1 << 20) + 1, 1ll << 27,
+				      1ll << 34, 1ll << 48 };
+	static const uint32_t ids[] = { 127, 128, 200, 300, 1 };
+	uint64_t t = 0;
+	char want[8192] = "", frame[16];
+	struct got *g = calloc(1, sizeof(*g));
+	(void)state;
+
+	assert_non_null(g);
+	memcpy(b.d, MTJ_DLS_MAGIC, MTJ_DLS_MAGIC_LEN);
+	b.n = MTJ_DLS_MAGIC_LEN;
+	rec_str(&b, 1, "ev");
+	rec_uv(&b, MTJ_DLS_REC_EVENT, 3, U(1), U(1), U(0));
+	for (uint32_t id = 1; id <= 300; id++)   /* frames without symbols: shown as ?+OFF */
+		rec_uv(&b, MTJ_DLS_REC_FRAME, 6, U(id), U(id), U(0), U(id), U(0), U(0));
+	for (size_t i = 0; i < sizeof(dt) / sizeof(dt[0]); i++) {
+		uint32_t pid = i % 2 ? 63u << i : 64u << i, tid = 8192u + (uint32_t)i;
+		uint32_t id = ids[i % 5];
+
+		t += (uint64_t)dt[i];
+		rec_uv(&b, MTJ_DLS_REC_SAMPLE, 8, U(1), mtj_dls_zigzag(pid), mtj_dls_zigzag(tid),
+		       mtj_dls_zigzag(dt[i]), U(0), U(0), U(1), U(id));
+		snprintf(frame, sizeof(frame), "%x", id);
+		snprintf(want + strlen(want), sizeof(want) - strlen(want),
+			 "%u/%u@%llu - ev p=0: ?+%s(?)\n", pid, tid, (unsigned long long)t, frame);
+	}
+	rec_uv(&b, MTJ_DLS_REC_END, 1, U(sizeof(dt) / sizeof(dt[0])));
+	assert_true(b.n < sizeof(b.d));
+	for (size_t chunk = 0; chunk < 3; chunk++) {   /* whole, and refills mid-varint */
+		memset(g, 0, sizeof(*g));
+		assert_int_equal(read_all(b.d, b.n, chunk ? chunk * 7 : 0, g, NULL, 0), 0);
+		assert_string_equal(g->text, want);
+	}
+	free(g);
+}
+
 static void expect_proto(const uint8_t *d, size_t n, const char *want)
 {
 	struct got g = { 0 };
@@ -330,6 +371,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_valid),
 		cmocka_unit_test(test_varint_roundtrip),
+		cmocka_unit_test(test_varint_lengths),
 		cmocka_unit_test(test_truncated_everywhere),
 		cmocka_unit_test(test_damage),
 		cmocka_unit_test(test_fuzz),
