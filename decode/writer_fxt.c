@@ -27,6 +27,7 @@
 #define FXT_MAX_ARGS    15u             /* 4-bit argument count */
 #define FXT_MAGIC       0x0016547846040010ull
 #define FXT_RECENT      1024u           /* pointer -> slot cache entries (a power of two) */
+#define FXT_THR_RECENT  64u             /* tid -> thread slot cache entries (a power of two) */
 
 enum { RT_METADATA = 0, RT_INIT = 1, RT_STRING = 2, RT_THREAD = 3, RT_EVENT = 4, RT_KOBJ = 7 };
 enum { EV_INSTANT = 0, EV_BEGIN = 2, EV_END = 3 };
@@ -87,6 +88,7 @@ struct fw {
 	struct mtj_u64map smap;         /* string hash -> slot */
 	struct srecent recent[FXT_RECENT];
 	uint64_t thr_key[FXT_THR_SLOTS + 1];
+	uint8_t thr_recent[FXT_THR_RECENT];   /* thread slot by tid, direct-mapped; 0 = none */
 	struct lru tlru;
 	uint32_t thr_used;
 	struct mtj_u64map tmap;         /* pid << 32 | tid -> slot */
@@ -207,11 +209,18 @@ static uint32_t utf8_cut(const char *s, size_t len, uint32_t max)
 	return n;
 }
 
-/* The reference for string s; fixed: s does not change while the writer is open. */
-static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, bool fixed, struct sref *out)
+static inline struct srecent *recent_of(struct fw *f, const char *s)
 {
 	uintptr_t k = (uintptr_t)s;
-	struct srecent *r = &f->recent[(k >> 3 ^ k >> 13) & (FXT_RECENT - 1)];
+
+	return &f->recent[(k >> 3 ^ k >> 13) & (FXT_RECENT - 1)];
+}
+
+/* The reference for string s when it is not the one its pointer named last time. */
+static int fw_string_slow(struct mtj_writer *w, struct fw *f, const char *s, bool fixed,
+			  struct sref *out)
+{
+	struct srecent *r = recent_of(f, s);
 	size_t full;
 	uint32_t len, slot;
 	uint64_t h;
@@ -220,7 +229,7 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, bool fix
 		const struct fxt_str *e = &f->str[r->slot];
 
 		/* equal to the slot's text, and not longer (a cut string takes the slow path) */
-		if (r->fixed || (strncmp(e->s, s, e->len) == 0 && s[e->len] == '\0')) {
+		if (strncmp(e->s, s, e->len) == 0 && s[e->len] == '\0') {
 			lru_touch(&f->slru, r->slot);
 			*out = (struct sref){ .ref = r->slot };
 			return 0;
@@ -275,14 +284,36 @@ static int fw_string(struct mtj_writer *w, struct fw *f, const char *s, bool fix
 	return 0;
 }
 
+/* The reference for string s; fixed: s does not change while the writer is open.  The common
+ * case, a pointer that cannot have changed naming a slot not re-defined since, inline. */
+static inline int fw_string(struct mtj_writer *w, struct fw *f, const char *s, bool fixed,
+			    struct sref *out)
+{
+	const struct srecent *r = recent_of(f, s);
+
+	if (r->key == s && r->fixed && r->slot && f->str[r->slot].gen == r->gen) {
+		lru_touch(&f->slru, r->slot);
+		*out = (struct sref){ .ref = r->slot };
+		return 0;
+	}
+	return fw_string_slow(w, f, s, fixed, out);
+}
+
 static int fw_thread(struct mtj_writer *w, struct fw *f, uint32_t pid, uint32_t tid, uint8_t *out)
 {
 	uint64_t key = (uint64_t)pid << 32 | tid;
+	uint8_t *cached = &f->thr_recent[tid & (FXT_THR_RECENT - 1)];
 	uint32_t slot;
 
+	/* a slot still holds the thread it was cached for unless it was re-defined since */
+	if (*cached && f->thr_key[*cached] == key) {
+		lru_touch(&f->tlru, *cached);
+		*out = *cached;
+		return 0;
+	}
 	if (mtj_u64map_get(&f->tmap, key, &slot)) {
 		lru_touch(&f->tlru, (uint16_t)slot);
-		*out = (uint8_t)slot;
+		*out = *cached = (uint8_t)slot;
 		return 0;
 	}
 	if (f->thr_used < FXT_THR_SLOTS)
@@ -300,7 +331,7 @@ static int fw_thread(struct mtj_writer *w, struct fw *f, uint32_t pid, uint32_t 
 	fw_word(f, RT_THREAD | 3u << 4 | (uint64_t)slot << 16);
 	fw_word(f, pid);
 	fw_word(f, tid);
-	*out = (uint8_t)slot;
+	*out = *cached = (uint8_t)slot;
 	return 0;
 }
 
