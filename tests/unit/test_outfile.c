@@ -100,17 +100,24 @@ static void test_commit_creates(void **state)
 	umask(mask);
 }
 
+/* An "old" trace under NAME, and a new one being written over it with TEXT so far. */
+static void over_old(struct mtj_outfile *o, char *p, size_t len, const char *name, const char *text)
+{
+	path_of(p, len, name);
+	put(p, "old");
+	assert_int_equal(mtj_outfile_open(o, p, 0), 0);
+	fputs(text, o->f);
+	fflush(o->f);
+	assert_string_equal(get(p), "old");   /* the old trace is whole while we write */
+}
+
 static void test_commit_replaces(void **state)
 {
 	struct mtj_outfile o;
 	char p[128];
 
 	(void)state;
-	path_of(p, sizeof(p), "trace.fxt");
-	put(p, "old");
-	assert_int_equal(mtj_outfile_open(&o, p, 0), 0);
-	fputs("newer", o.f);
-	assert_string_equal(get(p), "old");   /* the old trace is whole while we write */
+	over_old(&o, p, sizeof(p), "trace.fxt", "newer");
 	assert_int_equal(mtj_outfile_commit(&o), 0);
 	assert_string_equal(get(p), "newer");
 	assert_int_equal(entries(), 1);
@@ -122,10 +129,7 @@ static void test_abort_keeps_old(void **state)
 	char p[128];
 
 	(void)state;
-	path_of(p, sizeof(p), "keep.json");
-	put(p, "old");
-	assert_int_equal(mtj_outfile_open(&o, p, 0), 0);
-	fputs("half a tr", o.f);
+	over_old(&o, p, sizeof(p), "keep.json", "half a tr");
 	mtj_outfile_abort(&o);
 	assert_string_equal(get(p), "old");
 	assert_int_equal(entries(), 1);
