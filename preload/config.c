@@ -392,6 +392,18 @@ static int parse_keep(struct mtj_config *cfg, const char *v, char *err, size_t e
 	return 0;
 }
 
+static int parse_hits_max(struct mtj_config *cfg, const char *v, char *err, size_t errlen)
+{
+	int rc = mtj_parse_u64(v, &cfg->hits_max);
+
+	if (rc < 0) {
+		mtj_config_err(err, errlen, "'%s' %s (valid: 0 to write every hit, or how many hits that take "
+			       "no snapshot to write, e.g. 10000)", v, mtj_number_problem(rc));
+		return -EINVAL;
+	}
+	return 0;
+}
+
 static int parse_follow_fork(struct mtj_config *cfg, const char *v, char *err, size_t errlen)
 {
 	static const char *const words[] = { "disarm", "trace" };
@@ -475,6 +487,9 @@ const struct mtj_env_var mtj_env_vars[] = {
 	{ "MTINJECT_KEEP", "10",
 	  "keep only the N newest snapshots of a run; 0 = keep all",
 	  parse_keep },
+	{ "MTINJECT_HITS_MAX", "10000",
+	  "write at most N hits that take no snapshot (skip, every, count reached, min-gap) to hits.jsonl, then only count them; 0 = write all",
+	  parse_hits_max },
 	{ "MTINJECT_FOLLOW_FORK", "disarm",
 	  "forked children: disarm (no breakpoints in the child) or trace (re-arm them)",
 	  parse_follow_fork },
@@ -510,6 +525,8 @@ void mtj_config_defaults(struct mtj_config *cfg)
 	cfg->start_timeout_ms = 5000;
 	/* count=all on a hot function must not fill the disk. */
 	cfg->keep = 10;
+	/* nor skip=1000000 on one: a hit's line is ~800 bytes */
+	cfg->hits_max = 10000;
 	cfg->follow_fork = MTJ_FORK_DISARM;
 	cfg->log_level = MTJ_LOG_ERROR;
 }

@@ -75,6 +75,7 @@ struct mtj_config {
 	char timer_resolution[32];          /* "" = normal */
 	int start_timeout_ms;               /* default 5000; 0 = do not wait */
 	unsigned keep;                      /* newest snapshots kept; default 10; 0 = all */
+	uint64_t hits_max;                  /* no-snapshot hits written to hits.jsonl; 10000; 0 = all */
 	enum mtj_follow_fork follow_fork;
 	bool follow_exec;
 	bool strict;

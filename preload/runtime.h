@@ -75,6 +75,7 @@ struct mtj_runtime {
 	struct mtj_session *session;        /* owned by the helper thread once it runs */
 	_Atomic int session_dead;
 	_Atomic uint64_t snapshots_taken, snapshot_failures, requests_coalesced;
+	_Atomic uint64_t hits_unwritten;    /* no-snapshot hits beyond MTINJECT_HITS_MAX */
 	pid_t pid;
 };
 

@@ -20,3 +20,12 @@ assert_eq "$(count '"why":"every"')" 6 "hits between every-th"
 t 'target_fn,skip=2,every=4,count=2' 20 2
 t 'target_fn,count=all,min-gap=10m' 50 1
 assert_eq "$(count '"why":"min-gap"')" 49 "hits coalesced by min-gap"
+# MTINJECT_HITS_MAX: hits that take no snapshot are written up to the limit, then counted
+# (one notice); the ones that do are always written
+MTINJECT_HITS_MAX=3 t 'target_fn,skip=10,count=all' 15 5
+assert_eq "$(count '"why":"skip"')" 3 "skipped hits written under MTINJECT_HITS_MAX=3"
+assert_eq "$(grep -c 'further ones are counted, not written' err)" 1 "MTINJECT_HITS_MAX notice"
+MTINJECT_HITS_MAX=3 MTINJECT_LOG=info t 'target_fn,skip=10,count=all' 15 5
+assert_grep "7 hits that took no snapshot were counted, not written to hits.jsonl (MTINJECT_HITS_MAX=3)" err
+MTINJECT_HITS_MAX=0 t 'target_fn,skip=10,count=all' 15 5
+assert_eq "$(count '"why":"skip"')" 10 "skipped hits written under MTINJECT_HITS_MAX=0"

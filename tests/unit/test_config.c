@@ -74,7 +74,7 @@ static void test_table_lists_every_variable_once(void **state)
 		"MTINJECT_TRIGGER", "MTINJECT_ON", "MTINJECT_OUTPUT", "MTINJECT_SESSION",
 		"MTINJECT_BACKEND", "MTINJECT_SNAPSHOT_SIZE", "MTINJECT_SAMPLE_FREQ",
 		"MTINJECT_CALLGRAPH", "MTINJECT_TIMER_RESOLUTION", "MTINJECT_START_TIMEOUT",
-		"MTINJECT_KEEP", "MTINJECT_FOLLOW_FORK", "MTINJECT_FOLLOW_EXEC", "MTINJECT_STRICT",
+		"MTINJECT_KEEP", "MTINJECT_HITS_MAX", "MTINJECT_FOLLOW_FORK", "MTINJECT_FOLLOW_EXEC", "MTINJECT_STRICT",
 		"MTINJECT_BPF_EVENTS", "MTINJECT_LOG", "MTINJECT_LOG_FILE", "MTINJECT_PERF",
 	};
 	(void)state;
@@ -511,6 +511,21 @@ static void test_keep(void **state)
 		   "MTINJECT_KEEP: '4294967296' is too large (valid: 0 to keep every snapshot, or how many of the newest to keep, e.g. 10)");
 }
 
+static void test_hits_max(void **state)
+{
+	(void)state;
+	assert_int_equal(parse_one("MTINJECT_KEEP=3"), 0);
+	assert_int_equal(cfg.hits_max, 10000);
+	assert_int_equal(parse_one("MTINJECT_HITS_MAX=0"), 0);
+	assert_int_equal(cfg.hits_max, 0);
+	assert_int_equal(parse_one("MTINJECT_HITS_MAX=18446744073709551615"), 0);
+	assert_int_equal(cfg.hits_max, UINT64_MAX);
+	expect_bad("MTINJECT_HITS_MAX=1e6",
+		   "MTINJECT_HITS_MAX: '1e6' is not a number (valid: 0 to write every hit, or how many hits that take no snapshot to write, e.g. 10000)");
+	expect_bad("MTINJECT_HITS_MAX=18446744073709551616",
+		   "MTINJECT_HITS_MAX: '18446744073709551616' is too large (valid: 0 to write every hit, or how many hits that take no snapshot to write, e.g. 10000)");
+}
+
 static void test_follow_fork(void **state)
 {
 	(void)state;
@@ -804,6 +819,7 @@ int main(void)
 		cmocka_unit_test(test_timer_resolution),
 		cmocka_unit_test(test_start_timeout),
 		cmocka_unit_test(test_keep),
+		cmocka_unit_test(test_hits_max),
 		cmocka_unit_test(test_follow_fork),
 		cmocka_unit_test(test_booleans),
 		cmocka_unit_test(test_log),
