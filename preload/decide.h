@@ -7,6 +7,7 @@
 #define MTJ_PRELOAD_DECIDE_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "preload/config.h"
@@ -20,6 +21,13 @@ enum mtj_decision {
 	MTJ_SNAP_NO_SESSION,  /* MTINJECT_SESSION=none or the session died */
 	MTJ_SNAP_SHUTDOWN,    /* the process is exiting */
 };
+
+/* A hit the trigger's own options kept from a snapshot: MTINJECT_HITS_MAX bounds how many
+ * of those are recorded.  Async-signal-safe. */
+static inline bool mtj_decision_by_rule(enum mtj_decision d)
+{
+	return d == MTJ_SNAP_SKIP || d == MTJ_SNAP_EVERY || d == MTJ_SNAP_COUNT || d == MTJ_SNAP_MIN_GAP;
+}
 
 struct mtj_counters {
 	_Atomic uint64_t hits;        /* every hit seen */

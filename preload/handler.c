@@ -227,6 +227,17 @@ static void on_trigger(unsigned idx, void *uc)
 	}
 	if (d == MTJ_SNAP_YES && (mtj_rt.hits_only || atomic_load(&mtj_rt.session_dead)))
 		d = MTJ_SNAP_NO_SESSION;
+	/* Beyond MTINJECT_HITS_MAX, a hit kept from a snapshot is only counted: no backtrace, no
+	 * line (skip=1000000 on a busy function would write ~800 MB).  The first one wakes the
+	 * helper, which says so once. */
+	if (mtj_rt.cfg.hits_max && mtj_decision_by_rule(d) &&
+	    atomic_fetch_add(&mtj_rt.quiet_hits, 1) >= mtj_rt.cfg.hits_max) {
+		if (atomic_fetch_add(&mtj_rt.hits_unwritten, 1) == 0 && mtj_rt.wake_wr >= 0) {
+			ssize_t rc = write(mtj_rt.wake_wr, "h", 1);
+			(void)rc;
+		}
+		return;
+	}
 	mtj_hit_record(MTJ_HIT_TRIGGER, (int)idx, d, nth, uc, 0, NULL, 0);
 }
 

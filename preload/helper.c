@@ -130,14 +130,6 @@ static bool nothing_left_to_trigger(void)
 	return true;
 }
 
-/* A hit that the trigger's own options kept from a snapshot (MTINJECT_HITS_MAX limits how
- * many of those are written); hits that wanted one are always written. */
-static bool took_no_snapshot_by_rule(int decision)
-{
-	return decision == MTJ_SNAP_SKIP || decision == MTJ_SNAP_EVERY || decision == MTJ_SNAP_COUNT ||
-	       decision == MTJ_SNAP_MIN_GAP;
-}
-
 /* Serve a batch: one snapshot for every hit in it that asked for one, then the lines. */
 static void serve(struct mtj_hit *batch, size_t n)
 {
@@ -161,21 +153,9 @@ static void serve(struct mtj_hit *batch, size_t n)
 
 	/* One write() per batch: the helper must keep up with hits arriving every ~15 us. */
 	static char out[256 * 1024];
-	static uint64_t quiet_written;     /* lines of hits that wanted no snapshot */
 	size_t used = 0;
 	for (size_t i = 0; i < n; i++) {
 		struct mtj_hit_outcome o;
-		/* skip=1000000 on a hot function must not fill the disk with ~800-byte lines */
-		if (took_no_snapshot_by_rule(batch[i].decision) && mtj_rt.cfg.hits_max) {
-			if (quiet_written >= mtj_rt.cfg.hits_max) {
-				if (atomic_fetch_add(&mtj_rt.hits_unwritten, 1) == 0)
-					mtj_log(MTJ_LOG_ERROR, "%s/hits.jsonl holds %llu hits that took no snapshot; "
-						"further ones are counted, not written (MTINJECT_HITS_MAX=0 writes all)",
-						mtj_rt.outdir, (unsigned long long)mtj_rt.cfg.hits_max);
-				continue;
-			}
-			quiet_written++;
-		}
 		outcome_for(&batch[i], &o);
 		o.no_symbols = mtj_rt.fork_child;
 		if (batch[i].decision == MTJ_SNAP_YES) {
@@ -205,13 +185,21 @@ static void serve(struct mtj_hit *batch, size_t n)
 static void drain_ring(void)
 {
 	static struct mtj_hit batch[BATCH_MAX];
+	static bool told;
 	for (;;) {
 		size_t n = 0;
 		while (n < BATCH_MAX && mtj_ring_pop(&mtj_rt.ring, &batch[n]))
 			n++;
 		if (n == 0)
-			return;
+			break;
 		serve(batch, n);
+	}
+	/* the handler stopped recording hits kept from a snapshot (MTINJECT_HITS_MAX) */
+	if (!told && atomic_load(&mtj_rt.hits_unwritten)) {
+		told = true;
+		mtj_log(MTJ_LOG_ERROR, "%s/hits.jsonl holds %llu hits that took no snapshot; further ones "
+			"are counted, not written (MTINJECT_HITS_MAX=0 writes all)", mtj_rt.outdir,
+			(unsigned long long)mtj_rt.cfg.hits_max);
 	}
 }
 

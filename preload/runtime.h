@@ -75,7 +75,8 @@ struct mtj_runtime {
 	struct mtj_session *session;        /* owned by the helper thread once it runs */
 	_Atomic int session_dead;
 	_Atomic uint64_t snapshots_taken, snapshot_failures, requests_coalesced;
-	_Atomic uint64_t hits_unwritten;    /* no-snapshot hits beyond MTINJECT_HITS_MAX */
+	_Atomic uint64_t quiet_hits;        /* hits kept from a snapshot by the trigger's options */
+	_Atomic uint64_t hits_unwritten;    /* of those, the ones beyond MTINJECT_HITS_MAX */
 	pid_t pid;
 };
 
