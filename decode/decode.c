@@ -28,6 +28,7 @@
 #include "decode/perfscript.h"
 #include "decode/ptstack.h"
 #include "decode/sampling.h"
+#include "preload/config.h"
 
 #define PIPE_SIZE      (1 << 20)
 #define OUT_BUF_SIZE   (1 << 20)
@@ -45,10 +46,8 @@ void mtj_decode_set_err(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (!err || !errlen)
-		return;
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	mtj_config_verr(err, errlen, fmt, ap);
 	va_end(ap);
 }
 

@@ -10,13 +10,14 @@
 #include <string.h>
 
 #include "decode/json.h"
+#include "preload/config.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	mtj_config_verr(err, errlen, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }

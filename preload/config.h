@@ -9,6 +9,7 @@
 #define MTJ_PRELOAD_CONFIG_H
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -162,8 +163,11 @@ size_t mtj_suggest(const char *word, const char *const *cands, size_t n);
 /* Optimal-string-alignment distance (a swap of neighbours counts 1), ignoring case; words
  * longer than 64 characters are SIZE_MAX apart.  Shared by every "did you mean". */
 size_t mtj_edit_distance(const char *a, const char *b);
-/* snprintf into err (which may be NULL when errlen is 0). */
+/* snprintf into err (which may be NULL when errlen is 0).  The one error-buffer formatter
+ * of the project: the decoder's mtj_decode_set_err() is the same via the va_list form. */
 void mtj_config_err(char *err, size_t errlen, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+void mtj_config_verr(char *err, size_t errlen, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
 
 #endif
