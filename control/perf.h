@@ -230,4 +230,8 @@ void mtj_session_forget(struct mtj_session *s);
  */
 int mtj_fd_move_high(int fd);
 
+/* write(2) all of buf, again after EINTR and short writes: 0, or -errno (-EIO when write
+ * returns 0).  Async-signal-safe. */
+int mtj_write_all(int fd, const void *buf, size_t len);
+
 #endif

@@ -185,6 +185,23 @@ void mtj_perf_describe_status(int status, char *buf, size_t len)
 		snprintf(buf, len, "ended (wait status 0x%x)", status);
 }
 
+int mtj_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len > 0) {
+		ssize_t n = write(fd, p, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int mtj_fd_move_high(int fd)
 {
 	if (fd < 0 || fd >= MTJ_FD_HIGH)

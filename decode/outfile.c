@@ -18,6 +18,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "control/perf.h"
+
 #define OF_SLOTS     4
 #define OF_SLOT_SIZE (1u << 20)
 #define OF_STDIO_BUF (64u << 10)
@@ -35,22 +37,6 @@ struct of_async {
 	bool discard;               /* an aborted file: stop writing */
 };
 
-/* write(2) all of it; 0 or an errno. */
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n) {
-		ssize_t w = write(fd, p, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return w < 0 ? errno : EIO;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
 static void *writer_main(void *arg)
 {
 	struct of_async *a = arg;
@@ -65,7 +51,7 @@ static void *writer_main(void *arg)
 		bool skip = a->err || a->discard;
 
 		pthread_mutex_unlock(&a->mu);
-		int err = skip ? 0 : write_all(a->fd, a->slot[i], a->used[i]);
+		int err = skip ? 0 : -mtj_write_all(a->fd, a->slot[i], a->used[i]);
 		pthread_mutex_lock(&a->mu);
 		if (err && !a->err)
 			a->err = err;

@@ -38,21 +38,13 @@ static bool stopped;
 
 static void write_line(const char *buf, size_t len)
 {
-	if (hits_fd < 0)
+	int rc;
+
+	if (hits_fd < 0 || (rc = mtj_write_all(hits_fd, buf, len)) == 0)
 		return;
-	while (len > 0) {
-		ssize_t n = write(hits_fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			mtj_log(MTJ_LOG_ERROR, "cannot write %s/hits.jsonl: %s", mtj_rt.outdir, strerror(errno));
-			close(hits_fd);
-			hits_fd = -1;
-			return;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
+	mtj_log(MTJ_LOG_ERROR, "cannot write %s/hits.jsonl: %s", mtj_rt.outdir, strerror(-rc));
+	close(hits_fd);
+	hits_fd = -1;
 }
 
 static void note_session_death(int rc)

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "control/perf.h"
+
 static enum mtj_log_level log_level = MTJ_LOG_ERROR;
 static int log_fd = 2;
 
@@ -18,19 +20,6 @@ void mtj_log_setup(enum mtj_log_level level, int fd)
 
 enum mtj_log_level mtj_log_level(void) { return log_level; }
 int mtj_log_fd(void) { return log_fd; }
-
-static void write_all(const char *buf, size_t len)
-{
-	while (len > 0) {
-		ssize_t n = write(log_fd, buf, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return;
-		buf += n;
-		len -= (size_t)n;
-	}
-}
 
 void mtj_log(enum mtj_log_level level, const char *fmt, ...)
 {
@@ -47,7 +36,7 @@ void mtj_log(enum mtj_log_level level, const char *fmt, ...)
 		n = 0;
 	off += (size_t)n < sizeof(buf) - off - 1 ? (size_t)n : sizeof(buf) - off - 2;
 	buf[off++] = '\n';
-	write_all(buf, off);
+	(void)mtj_write_all(log_fd, buf, off);
 	errno = saved;
 }
 
@@ -102,6 +91,6 @@ void mtj_log_sigsafe(enum mtj_log_level level, const char *a, const char *b, lon
 	if (num >= 0)
 		off += mtj_fmt_u64(buf + off, (uint64_t)num);
 	buf[off++] = '\n';
-	write_all(buf, off);
+	(void)mtj_write_all(log_fd, buf, off);
 	errno = saved;
 }
