@@ -58,7 +58,7 @@ struct jw {
 		char text[48];
 	} pts[JW_PTS];
 	/* the text of the last timestamp (µs with three decimals) */
-	uint64_t ts_ns, ts_us;
+	uint64_t ts_ns;
 	uint32_t ts_len;        /* 0 = none yet */
 	char ts[32];
 	struct jname *names;    /* [JW_NAMES] */
@@ -132,7 +132,7 @@ static void jw_ts_text(struct jw *j, uint64_t ns)
 	unsigned f = (unsigned)(ns % 1000);
 	char *p;
 
-	if (j->ts_len && us >= 10000 && us / 10000 == j->ts_us / 10000) {
+	if (j->ts_len && us >= 10000 && us / 10000 == j->ts_ns / 10000000) {
 		unsigned lo = (unsigned)(us % 10000);
 
 		p = j->ts + j->ts_len - 8;      /* the last four digits and ".fff" */
@@ -147,7 +147,6 @@ static void jw_ts_text(struct jw *j, uint64_t ns)
 	memcpy(p + 2, digits2 + 2 * (f % 100), 2);
 	j->ts_len = (uint32_t)(p + 4 - j->ts);
 	j->ts_ns = ns;
-	j->ts_us = us;
 }
 
 static void jw_str(struct mtj_writer *w, struct jw *j, const char *s)
