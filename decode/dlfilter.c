@@ -61,10 +61,9 @@ struct frame_ent {
 
 struct comm_ent {
 	bool used;        /* the slot holds tid */
-	bool read;        /* sid and comm are what perf said */
 	int32_t tid, pid;
 	uint32_t sid;     /* the name's string id; 0 = none */
-	uint32_t left;    /* samples before the name is read again */
+	uint32_t left;    /* samples before the name is read again; 0 = read it now */
 	uint64_t when;    /* time it was last read */
 	char comm[32];
 };
@@ -442,13 +441,12 @@ static int64_t comm_id(struct dlf *d, const struct perf_dlfilter_sample *s, void
 
 	if (!e)
 		return -ENOMEM;
-	if (e->read && e->pid == s->pid && e->left && s->time - e->when < COMM_RECHECK_NS) {
+	if (e->left && e->pid == s->pid && s->time - e->when < COMM_RECHECK_NS) {
 		e->left--;
 		return e->sid;
 	}
 	al = perf_dlfilter_fns.resolve_ip ? perf_dlfilter_fns.resolve_ip(ctx) : NULL;
 	comm = al && al->size >= AL_NEEDS ? al->comm : NULL;
-	e->read = true;
 	e->pid = s->pid;
 	e->left = COMM_RECHECK_SAMPLES;
 	e->when = s->time;

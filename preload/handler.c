@@ -121,6 +121,15 @@ static void copy_str(char *dst, size_t cap, const char *src)
 	dst[i] = '\0';
 }
 
+/* SIGNAL CONTEXT: wake the helper thread. */
+static void wake_helper(void)
+{
+	if (mtj_rt.wake_wr >= 0) {
+		ssize_t rc = write(mtj_rt.wake_wr, "h", 1);
+		(void)rc; /* a full pipe already holds a wake-up */
+	}
+}
+
 /* SIGNAL CONTEXT. */
 uint64_t mtj_hit_record(enum mtj_hit_kind kind, int trigger, int decision, uint64_t nth,
 			const void *ucontext, int sig, const char *reason, unsigned flags)
@@ -157,10 +166,7 @@ uint64_t mtj_hit_record(enum mtj_hit_kind kind, int trigger, int decision, uint6
 	copy_str(h->reason, sizeof(h->reason), reason);
 	uint64_t seq = h->seq;
 	mtj_ring_publish(&mtj_rt.ring, ticket);
-	if (mtj_rt.wake_wr >= 0) {
-		ssize_t rc = write(mtj_rt.wake_wr, "h", 1);
-		(void)rc; /* a full pipe already holds a wake-up */
-	}
+	wake_helper();
 	return seq;
 }
 
@@ -230,13 +236,14 @@ static void on_trigger(unsigned idx, void *uc)
 	/* Beyond MTINJECT_HITS_MAX, a hit kept from a snapshot is only counted: no backtrace, no
 	 * line (skip=1000000 on a busy function would write ~800 MB).  The first one wakes the
 	 * helper, which says so once. */
-	if (mtj_rt.cfg.hits_max && mtj_decision_by_rule(d) &&
-	    atomic_fetch_add(&mtj_rt.quiet_hits, 1) >= mtj_rt.cfg.hits_max) {
-		if (atomic_fetch_add(&mtj_rt.hits_unwritten, 1) == 0 && mtj_rt.wake_wr >= 0) {
-			ssize_t rc = write(mtj_rt.wake_wr, "h", 1);
-			(void)rc;
+	if (mtj_rt.cfg.hits_max && mtj_decision_by_rule(d)) {
+		uint64_t before = atomic_fetch_add(&mtj_rt.quiet_hits, 1);
+
+		if (before >= mtj_rt.cfg.hits_max) {
+			if (before == mtj_rt.cfg.hits_max)
+				wake_helper();
+			return;
 		}
-		return;
 	}
 	mtj_hit_record(MTJ_HIT_TRIGGER, (int)idx, d, nth, uc, 0, NULL, 0);
 }

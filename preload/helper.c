@@ -187,7 +187,7 @@ static void drain_ring(void)
 		serve(batch, n);
 	}
 	/* the handler stopped recording hits kept from a snapshot (MTINJECT_HITS_MAX) */
-	if (!told && atomic_load(&mtj_rt.hits_unwritten)) {
+	if (!told && mtj_hits_unwritten()) {
 		told = true;
 		mtj_log(MTJ_LOG_ERROR, "%s/hits.jsonl holds %llu hits that took no snapshot; further ones "
 			"are counted, not written (MTINJECT_HITS_MAX=0 writes all)", mtj_rt.outdir,

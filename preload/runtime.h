@@ -75,12 +75,21 @@ struct mtj_runtime {
 	struct mtj_session *session;        /* owned by the helper thread once it runs */
 	_Atomic int session_dead;
 	_Atomic uint64_t snapshots_taken, snapshot_failures, requests_coalesced;
-	_Atomic uint64_t quiet_hits;        /* hits kept from a snapshot by the trigger's options */
-	_Atomic uint64_t hits_unwritten;    /* of those, the ones beyond MTINJECT_HITS_MAX */
+	/* hits kept from a snapshot by the trigger's options, counted while MTINJECT_HITS_MAX
+	 * is not 0; those beyond it are not recorded (mtj_hits_unwritten()) */
+	_Atomic uint64_t quiet_hits;
 	pid_t pid;
 };
 
 extern struct mtj_runtime mtj_rt;
+
+/* Hits counted but not recorded because of MTINJECT_HITS_MAX. */
+static inline uint64_t mtj_hits_unwritten(void)
+{
+	uint64_t n = atomic_load(&mtj_rt.quiet_hits);
+
+	return mtj_rt.cfg.hits_max && n > mtj_rt.cfg.hits_max ? n - mtj_rt.cfg.hits_max : 0;
+}
 
 /* handler.c */
 int mtj_handlers_install(void);

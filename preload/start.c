@@ -315,9 +315,9 @@ void mtj_finish(void)
 	if (dropped)
 		mtj_log(MTJ_LOG_ERROR, "%llu hits arrived faster than they could be recorded and were dropped (counted, not written)",
 			(unsigned long long)dropped);
-	if (atomic_load(&mtj_rt.hits_unwritten))
+	if (mtj_hits_unwritten())
 		mtj_log(MTJ_LOG_INFO, "%llu hits that took no snapshot were counted, not written to hits.jsonl (MTINJECT_HITS_MAX=%llu)",
-			(unsigned long long)atomic_load(&mtj_rt.hits_unwritten),
+			(unsigned long long)mtj_hits_unwritten(),
 			(unsigned long long)mtj_rt.cfg.hits_max);
 	errno = saved;
 }
