@@ -8,9 +8,12 @@ id nobody >/dev/null 2>&1 || skip "no 'nobody' user"
 para=$(cat /proc/sys/kernel/perf_event_paranoid)
 chmod 711 "$MTJ_TMP"
 mkdir -m 777 u
+# The build tree may sit where other users cannot go (a 0700 mktemp directory, a home):
+# the user runs copies of the library and the program.
+mkdir -m 755 bin && cp "$LIB" "$PROGS/mt_worker" bin/ && chmod 755 bin/*
 as_nobody() { setpriv --reuid=nobody --regid="$(id -g nobody)" --clear-groups -- "$@"; }
 as_nobody sh -c "cd '$MTJ_TMP/u' && MTINJECT_LOG=info MTINJECT_TRIGGER=handle_request MTINJECT_OUTPUT='$MTJ_TMP/u/out' \
-	LD_PRELOAD='$LIB' '$PROGS/mt_worker' 300" >u/out.txt 2>u/err.txt
+	LD_PRELOAD='$MTJ_TMP/bin/$(basename "$LIB")' '$MTJ_TMP/bin/mt_worker' 300" >u/out.txt 2>u/err.txt
 rc=$?
 cat u/err.txt
 assert_eq "$rc" 3 "exit status as nobody"
